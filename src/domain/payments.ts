@@ -1,0 +1,180 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { inputError, notFound } from '../errors.js';
+import type { OperationId, Variant } from '../scenarios/catalogue.js';
+import { answerWith, refused, type Answer, type OperationContext } from './answer.js';
+import { linkingReferenceOf } from './merchants.js';
+import { fromMinor, normaliseAmount, toMinor, toNumber } from './money.js';
+import type { Payment, PaymentMethod, StoredCard } from './records.js';
+
+/**
+ * Payments: initiate, OTP completion, refund and cancel (spec, endpoints 3,
+ * 8-11), with the state machine of README "Payment states":
+ * PENDING -> SUCCESSFUL | FAILED | CANCELLED; SUCCESSFUL -> REFUNDED.
+ * Request bodies reach here already validated against the OpenAPI document.
+ */
+
+type Body = Record<string, unknown>;
+
+/** The initiate variant of a body: a CARD body carrying transfer fields is the transfer variant (spec, Transfer variant). */
+export function variantOf(body: Body): Variant {
+  if (body.paymentType === 'CARD') {
+    const transfer = ['pocketReference', 'amountControl', 'walletDaysActive'].some((field) => body[field] !== undefined);
+    return transfer ? 'TRANSFER' : 'CARD';
+  }
+  return body.paymentType as Variant;
+}
+
+/** POST /payments/initiates. Answers 20, S20, NIP, 00 or a business failure as the scenario says. */
+export function initiatePayment(ctx: OperationContext, body: Body): Answer {
+  const { merchant, store } = ctx;
+  const paymentReference = String(body.paymentReference);
+  const variant = variantOf(body);
+  const existing = store.payment(merchant.publicKey, paymentReference);
+  const scenario = ctx.decide({ operation: 'initiatePayment', variant, body, payment: existing });
+  return answerWith(scenario, (outcome) => {
+    const linkingReference = linkingReferenceOf(merchant.publicKey, paymentReference);
+    const payment = newPayment(ctx, body, variant, linkingReference);
+    if (outcome.state) {
+      Object.assign(payment, { status: outcome.state, code: outcome.code, message: outcome.message, scenario: scenario.name });
+      store.putPayment(payment);
+    }
+    switch (variant) {
+      case 'CARD':
+        return { paymentReference, linkingReference, redirectUrl: ctx.links.authenticate(linkingReference) };
+      case 'TRANSFER':
+        return { paymentReference, amount: toNumber(payment.amount), ...payment.transfer };
+      default:
+        return { paymentReference, linkingReference };
+    }
+  });
+}
+
+/**
+ * A payment record built from an initiate body. Of a card only BIN, last four
+ * and a token are kept (README: full number, CVV and PIN are never stored).
+ */
+export function newPayment(ctx: OperationContext, body: Body, method: PaymentMethod, linkingReference: string): Payment {
+  const now = ctx.now();
+  const payment: Payment = {
+    publicKey: ctx.merchant.publicKey,
+    paymentReference: String(body.paymentReference),
+    linkingReference,
+    method,
+    status: 'PENDING',
+    code: '',
+    message: '',
+    amount: normaliseAmount(String(body.amount)),
+    refundedAmount: '0.00',
+    currency: String(body.currency),
+    country: String(body.country),
+    scenario: '',
+    createdAt: now,
+    updatedAt: now,
+  };
+  for (const field of ['fullName', 'email', 'mobileNumber', 'productId', 'productDescription', 'redirectUrl', 'callbackUrl'] as const) {
+    if (body[field] !== undefined && body[field] !== null) payment[field] = String(body[field]);
+  }
+  if (method === 'CARD' && typeof body.cardNumber === 'string') payment.card = cardOf(body.cardNumber);
+  if (method === 'TRANSFER') {
+    const digits = BigInt(`0x${createHash('sha256').update(linkingReference).digest('hex').slice(0, 15)}`);
+    payment.transfer = {
+      walletName: `${payment.fullName ?? 'Customer'} / Sandbox Pay`,
+      wallet: `SBWALLET_${linkingReference.slice(6, 18)}`,
+      bankName: 'Sandbox Bank',
+      accountNumber: String(digits % 10_000_000_000n).padStart(10, '0'),
+    };
+  }
+  return payment;
+}
+
+/** What is kept of a card: BIN, last four and a random token. */
+export const cardOf = (cardNumber: string): StoredCard => ({
+  bin: cardNumber.slice(0, 6),
+  last4: cardNumber.slice(-4),
+  token: `SBCTK_${randomBytes(12).toString('hex')}`,
+});
+
+/** Which methods each completion endpoint completes (README decision: validate also takes card OTPs). */
+const COMPLETES: Partial<Record<OperationId, PaymentMethod[]>> = {
+  validatePayment: ['ACCOUNT', 'CARD'],
+  completeMomoPayment: ['MOMO'],
+};
+
+/**
+ * POST /payments/validate and POST /payments/momo/otp: complete a pending
+ * payment with an OTP. A payment that is no longer pending is refused (S12).
+ * @throws ApiError 404 for an unknown linkingReference, 400 when the payment
+ *   belongs to the other completion endpoint.
+ */
+export function completePayment(ctx: OperationContext, operation: 'validatePayment' | 'completeMomoPayment', body: Body): Answer {
+  const linkingReference = String(body.linkingReference);
+  const payment = ctx.store.paymentByLinkingReference(ctx.merchant.publicKey, linkingReference);
+  if (!payment) throw notFound(`No payment with linkingReference ${linkingReference}`);
+  if (!COMPLETES[operation]!.includes(payment.method)) {
+    const where = payment.method === 'MOMO' ? 'POST /payments/momo/otp' : 'POST /payments/validate';
+    throw inputError(`linkingReference ${linkingReference} is a ${payment.method} payment: complete it with ${where}`);
+  }
+  if (payment.status !== 'PENDING') return refused('payment-not-pending');
+  const scenario = ctx.decide({ operation, body, payment });
+  return answerWith(scenario, (outcome) => {
+    if (outcome.state) settle(ctx, payment, outcome.state, outcome.code, outcome.message, scenario.name);
+    return { paymentReference: payment.paymentReference, linkingReference, authoption: ['OTP'] };
+  });
+}
+
+/**
+ * POST /payments/refund: a successful payment, up to what is left of its
+ * amount; partial refunds add up and the payment is REFUNDED once all of it is.
+ * @throws ApiError 404 for an unknown paymentReference, 400 for a currency
+ *   other than the payment's.
+ */
+export function refundPayment(ctx: OperationContext, body: Body): Answer {
+  const payment = paymentNamed(ctx, body);
+  if (body.currency !== undefined && body.currency !== payment.currency) {
+    throw inputError(`currency ${String(body.currency)} is not the currency of payment ${payment.paymentReference} (${payment.currency})`);
+  }
+  if (payment.status !== 'SUCCESSFUL') return refused('refund-not-allowed');
+  const refund = toMinor(String(body.amount));
+  const refunded = toMinor(payment.refundedAmount) + refund;
+  if (refund === 0 || refunded > toMinor(payment.amount)) return refused('refund-exceeds-amount');
+  const scenario = ctx.decide({ operation: 'refundPayment', body, payment });
+  return answerWith(scenario, (outcome) => {
+    if (outcome.state === 'REFUNDED') {
+      payment.refundedAmount = fromMinor(refunded);
+      const whole = refunded === toMinor(payment.amount);
+      settle(ctx, payment, whole ? 'REFUNDED' : 'SUCCESSFUL', outcome.code, outcome.message, scenario.name);
+    } else if (outcome.state) {
+      settle(ctx, payment, outcome.state, outcome.code, outcome.message, scenario.name);
+    }
+    const card = payment.card ?? { bin: '', last4: '', token: '' };
+    return { paymentReference: payment.paymentReference, status: 'REFUNDED', card };
+  });
+}
+
+/**
+ * POST /payments/cancel: only a payment that is still pending.
+ * @throws ApiError 404 for an unknown paymentReference.
+ */
+export function cancelPayment(ctx: OperationContext, body: Body): Answer {
+  const payment = paymentNamed(ctx, body);
+  if (payment.status !== 'PENDING') return refused('cancel-not-allowed');
+  const scenario = ctx.decide({ operation: 'cancelPayment', body, payment });
+  return answerWith(scenario, (outcome) => {
+    if (outcome.state) settle(ctx, payment, outcome.state, outcome.code, outcome.message, scenario.name);
+    const { bin = '', last4 = '' } = payment.card ?? {};
+    return { paymentReference: payment.paymentReference, status: 'CANCELLED', card: { bin, last4 } };
+  });
+}
+
+/** Moves a payment to its next state and stores it. */
+export function settle(ctx: OperationContext, payment: Payment, status: Payment['status'], code: string, message: string, scenario: string): void {
+  Object.assign(payment, { status, code, message, scenario, updatedAt: ctx.now() });
+  ctx.store.putPayment(payment);
+}
+
+function paymentNamed(ctx: OperationContext, body: Body): Payment {
+  const paymentReference = String(body.paymentReference);
+  const payment = ctx.store.payment(ctx.merchant.publicKey, paymentReference);
+  if (!payment) throw notFound(`No payment with paymentReference ${paymentReference}`);
+  return payment;
+}

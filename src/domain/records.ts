@@ -1,0 +1,97 @@
+/**
+ * The records the sandbox keeps. Amounts are decimal strings in major units,
+ * in canonical two-decimal form ("150.00"); times are ISO 8601 UTC strings.
+ * Full card number, CVV and PIN are never part of a record (README).
+ */
+
+/** How a payment was started: the initiate variants, or a hosted checkout link, or an order. */
+export type PaymentMethod = 'CARD' | 'ACCOUNT' | 'MOMO' | 'TRANSFER' | 'CHECKOUT' | 'ORDER';
+
+/**
+ * Where a payment stands. The spec names only REFUNDED and CANCELLED (spec,
+ * States and transitions); PENDING, SUCCESSFUL and FAILED are the README's
+ * names for what the result codes signal (20/S20/NIP pending, 00 success,
+ * S12 failure).
+ */
+export type PaymentStatus = 'PENDING' | 'SUCCESSFUL' | 'FAILED' | 'CANCELLED' | 'REFUNDED';
+
+/** What the sandbox keeps of a card: never the full number, CVV or PIN. */
+export interface StoredCard {
+  /** first six digits */
+  bin: string;
+  /** last four digits */
+  last4: string;
+  /** a stable token for the card, returned by refunds */
+  token: string;
+}
+
+/** The account a transfer payment is paid into (spec, initiate response, Transfer). */
+export interface TransferAccount {
+  walletName: string;
+  wallet: string;
+  bankName: string;
+  accountNumber: string;
+}
+
+/** One payment of one merchant, keyed by (publicKey, paymentReference). */
+export interface Payment {
+  publicKey: string;
+  paymentReference: string;
+  linkingReference: string;
+  method: PaymentMethod;
+  status: PaymentStatus;
+  /** the result code and message of the payment's latest outcome */
+  code: string;
+  message: string;
+  /** decimal string, major units */
+  amount: string;
+  /** decimal string, major units: what has been refunded so far */
+  refundedAmount: string;
+  currency: string;
+  country: string;
+  fullName?: string;
+  email?: string;
+  mobileNumber?: string;
+  productId?: string;
+  productDescription?: string;
+  card?: StoredCard;
+  transfer?: TransferAccount;
+  /** merchant URLs the customer is sent back to */
+  redirectUrl?: string;
+  callbackUrl?: string;
+  /** name of the scenario that decided the payment's latest state */
+  scenario: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One line item of an order (spec, Order item). */
+export interface OrderItem {
+  orderId: string;
+  currency: string;
+  /** decimal string, major units */
+  amount: string;
+  /** integer: the spec lists it as an integer in update and list responses */
+  productId: number;
+  productDescription: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** An order created by POST /payments/order, keyed by (publicKey, paymentReference). */
+export interface Order {
+  publicKey: string;
+  paymentReference: string;
+  email?: string;
+  fullName?: string;
+  mobileNumber?: string;
+  orderType?: string;
+  callbackUrl: string;
+  country: string;
+  currency: string;
+  /** decimal string, major units */
+  amount: string;
+  items: OrderItem[];
+  createdAt: string;
+  updatedAt: string;
+}

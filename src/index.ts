@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import type { Express } from 'express';
+import { createApp, API_BASE } from './http/app.js';
+import { loadCatalogue, SHIPPED_SCENARIOS } from './scenarios/catalogue.js';
+import { ScenarioEngine } from './scenarios/engine.js';
+import { Store } from './store/store.js';
+import { loadOperations, type HttpOperation } from './validation/operations.js';
+import { newTestKeyPair, type KeyPair } from './domain/merchants.js';
+
+/** The OpenAPI document of the Payments API, shipped in openapi/. */
+export const PAYMENTS_API_DOCUMENT = fileURLToPath(new URL('../openapi/payments-api.yaml', import.meta.url));
+
+/** How to start a sandbox. Every field is optional. */
+export interface SandboxOptions {
+  /** TCP port; 0 (the default) picks a free one */
+  port?: number;
+  /** interface to listen on; default 127.0.0.1 */
+  host?: string;
+  /** the JSON store file; absent: memory only */
+  dataFile?: string;
+  /** the base URL that redirectLink and redirectUrl use; default the address listened on */
+  publicUrl?: string;
+  /** folders of extra scenario files, tried after the shipped catalogue */
+  scenarioFolders?: string[];
+  /** changes logged between two snapshots of the store file; default 10 000 */
+  snapshotEvery?: number;
+}
+
+/** A running sandbox. */
+export interface Sandbox {
+  /** the origin it listens on, e.g. http://127.0.0.1:4010 */
+  url: string;
+  /** the Payments API base, `${url}/api/v2` */
+  apiBase: string;
+  /** the base of the links it hands out (`--public-url`, or `url`) */
+  publicUrl: string;
+  app: Express;
+  server: Server;
+  store: Store;
+  engine: ScenarioEngine;
+  /** stops accepting connections, waits for pending writes, writes a last snapshot */
+  close(): Promise<void>;
+}
+
+let operationsOnce: Promise<HttpOperation[]> | undefined;
+
+/** The parsed Payments API document, parsed once per process and shared (prism caches validators by schema identity). */
+export function paymentsOperations(): Promise<HttpOperation[]> {
+  operationsOnce ??= loadOperations(PAYMENTS_API_DOCUMENT);
+  return operationsOnce;
+}
+
+/**
+ * Starts a sandbox: loads the OpenAPI document and the scenario catalogue,
+ * opens the store, and listens.
+ * @throws StoreOpenError or CatalogueError, naming the file, when either cannot be read.
+ */
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const [operations, scenarios, store] = await Promise.all([
+    paymentsOperations(),
+    loadCatalogue([SHIPPED_SCENARIOS, ...(options.scenarioFolders ?? [])]),
+    Store.open({ file: options.dataFile, snapshotEvery: options.snapshotEvery }),
+  ]);
+  const engine = new ScenarioEngine(scenarios);
+  let serving = false;
+  let publicUrl = '';
+  const app = createApp({
+    operations,
+    store,
+    engine,
+    now: () => new Date().toISOString(),
+    ready: () => serving,
+    links: {
+      authenticate: (linkingReference) => `${publicUrl}/pages/authenticate/${encodeURIComponent(linkingReference)}`,
+      checkout: (linkingReference) => `${publicUrl}/pages/checkout/${encodeURIComponent(linkingReference)}`,
+    },
+  });
+  const server = createServer(app);
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  publicUrl = (options.publicUrl ?? url).replace(/\/+$/, '');
+  serving = true;
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    apiBase: `${url}${API_BASE}`,
+    publicUrl,
+    app,
+    server,
+    store,
+    engine,
+    close: () =>
+      (closing ??= (async () => {
+        serving = false;
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        await store.close();
+      })()),
+  };
+}
+
+/** A fresh test key pair that the sandbox accepts (any well-formed test pair is). */
+export const sampleKeyPair = (): KeyPair => newTestKeyPair(() => randomBytes(8).toString('hex'));
+
+export { Store, StoreOpenError } from './store/store.js';
+export { CatalogueError, loadCatalogue } from './scenarios/catalogue.js';
+export { ScenarioEngine } from './scenarios/engine.js';
+export { ApiError } from './errors.js';
+export type { Payment, Order, PaymentStatus } from './domain/records.js';

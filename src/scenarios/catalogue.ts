@@ -1,0 +1,123 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv } from 'ajv';
+import { parse } from 'yaml';
+
+/** The operations of the Payments API, by the operationIds of openapi/payments-api.yaml. */
+export type OperationId =
+  | 'exchangeKeys' | 'computeHash' | 'initiatePayment' | 'createCheckoutLink' | 'createOrder'
+  | 'updateOrders' | 'listOrders' | 'validatePayment' | 'completeMomoPayment' | 'refundPayment' | 'cancelPayment';
+
+/** The initiate variants a scenario can match (spec, Initiate-payment request). */
+export type Variant = 'CARD' | 'ACCOUNT' | 'MOMO' | 'TRANSFER';
+
+/** A test on one value; every key given must hold. `lessThan` compares decimal amounts. */
+export interface Condition {
+  equals?: string | number | boolean;
+  in?: Array<string | number>;
+  lessThan?: string;
+  matches?: string;
+  exists?: boolean;
+}
+
+/** What a scenario does: a 200 envelope with a result code, or an HTTP error in the spec's error body. */
+export type Outcome =
+  | {
+      code: string;
+      message: string;
+      /** `empty`: data.payments is {} (the spec's business failures); `details`: the operation's payload */
+      payments?: 'details' | 'empty';
+      /** the payment's next state; absent: no payment is stored or changed */
+      state?: 'PENDING' | 'SUCCESSFUL' | 'FAILED' | 'CANCELLED' | 'REFUNDED';
+    }
+  | { http: { status: number; message?: string; error: string } };
+
+/** One request of a scenario's example. `publicKey` is filled in by whoever replays it. */
+export interface ExampleRequest {
+  operation: OperationId;
+  body?: Record<string, unknown>;
+}
+
+/** One rule of the catalogue (scenarios/*.yaml, checked against scenarios/catalogue.schema.json). */
+export interface Scenario {
+  name: string;
+  description: string;
+  match: {
+    operation: OperationId | OperationId[];
+    variant?: Variant[];
+    body?: Record<string, Condition>;
+    headers?: Record<string, Condition>;
+    payment?: { exists?: boolean; scenario?: Condition; status?: Condition; method?: Condition };
+  };
+  then: Outcome;
+  example: {
+    given?: ExampleRequest[];
+    request: ExampleRequest;
+    expect: { status: number; code?: string; message?: string; error?: string };
+  };
+  /** the file the scenario came from */
+  source: string;
+}
+
+/** The catalogue could not be loaded; the message names the file and the entry. */
+export class CatalogueError extends Error {
+  override name = 'CatalogueError';
+}
+
+/** The folder of the shipped catalogue (scenarios/ at the package root). */
+export const SHIPPED_SCENARIOS = fileURLToPath(new URL('../../scenarios/', import.meta.url));
+
+/**
+ * Loads every `*.yaml` / `*.yml` file of the given folders, in folder order
+ * and then by file name, and checks each against the catalogue schema.
+ * @returns the scenarios in the order they are tried.
+ * @throws CatalogueError naming the file (and the entry) that is wrong, or a
+ *   name that two scenarios share.
+ */
+export async function loadCatalogue(folders: string[] = [SHIPPED_SCENARIOS]): Promise<Scenario[]> {
+  const schema = JSON.parse(await readFile(join(SHIPPED_SCENARIOS, 'catalogue.schema.json'), 'utf8'));
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  ajv.addFormat('regex', { type: 'string', validate: isRegex });
+  const check = ajv.compile(schema);
+  const scenarios: Scenario[] = [];
+  for (const folder of folders) {
+    const files = (await readdir(folder)).filter((name) => /\.ya?ml$/.test(name)).sort();
+    for (const name of files) {
+      const file = join(folder, name);
+      let parsed: unknown;
+      try {
+        parsed = parse(await readFile(file, 'utf8'));
+      } catch (error) {
+        throw new CatalogueError(`${file}: not YAML: ${(error as Error).message}`);
+      }
+      if (!check(parsed)) {
+        const first = check.errors![0]!;
+        const entry = /^\/scenarios\/(\d+)/.exec(first.instancePath);
+        const index = entry ? Number(entry[1]) : undefined;
+        const named = index === undefined ? '' : ` entry ${index}${nameAt(parsed, index)}`;
+        throw new CatalogueError(`${file}:${named} ${first.instancePath || '/'} ${first.message}`);
+      }
+      for (const scenario of (parsed as { scenarios: Omit<Scenario, 'source'>[] }).scenarios) {
+        const twin = scenarios.find((known) => known.name === scenario.name);
+        if (twin) throw new CatalogueError(`${file}: scenario "${scenario.name}" is already defined in ${twin.source}`);
+        scenarios.push({ ...scenario, source: file });
+      }
+    }
+  }
+  return scenarios;
+}
+
+function isRegex(pattern: string): boolean {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function nameAt(parsed: unknown, index: number): string {
+  const name = (parsed as { scenarios?: Array<{ name?: unknown }> }).scenarios?.[index]?.name;
+  return typeof name === 'string' ? ` ("${name}")` : '';
+}

@@ -1,0 +1,76 @@
+import { AMOUNT_PATTERN, toMinor } from '../domain/money.js';
+import type { Payment } from '../domain/records.js';
+import type { Condition, OperationId, Scenario, Variant } from './catalogue.js';
+
+/** What the engine knows of a request when it picks a scenario. */
+export interface Facts {
+  operation: OperationId;
+  /** the initiate variant, for initiatePayment */
+  variant?: Variant;
+  /** the parsed JSON body ({} when there is none) */
+  body: Record<string, unknown>;
+  /** request headers, lower-case names */
+  headers: Record<string, string | string[] | undefined>;
+  /** the stored payment the request names, if there is one */
+  payment?: Payment;
+}
+
+/**
+ * Picks the outcome of a request from the catalogue: the first scenario whose
+ * match holds wins (README, "Scenarios").
+ */
+export class ScenarioEngine {
+  /** @param scenarios the catalogue, in the order its rules are tried */
+  constructor(readonly scenarios: readonly Scenario[]) {}
+
+  /**
+   * The scenario that decides a request.
+   * @throws Error when no scenario matches: the shipped catalogue has a
+   *   default rule for every operation, so this means a broken catalogue.
+   */
+  decide(facts: Facts): Scenario {
+    const scenario = this.scenarios.find((candidate) => matches(candidate, facts));
+    if (!scenario) throw new Error(`no scenario matches ${facts.operation}`);
+    return scenario;
+  }
+
+  /** The scenario of that name, if the catalogue has one. */
+  find(name: string): Scenario | undefined {
+    return this.scenarios.find((scenario) => scenario.name === name);
+  }
+}
+
+/** True when every part of the scenario's `match` holds for the facts. */
+export function matches(scenario: Scenario, facts: Facts): boolean {
+  const { match } = scenario;
+  const operations = Array.isArray(match.operation) ? match.operation : [match.operation];
+  if (!operations.includes(facts.operation)) return false;
+  if (match.variant && (!facts.variant || !match.variant.includes(facts.variant))) return false;
+  for (const [field, condition] of Object.entries(match.body ?? {})) {
+    if (!holds(condition, facts.body[field])) return false;
+  }
+  for (const [name, condition] of Object.entries(match.headers ?? {})) {
+    if (!holds(condition, facts.headers[name.toLowerCase()])) return false;
+  }
+  if (match.payment) {
+    const { exists, ...fields } = match.payment;
+    if (exists !== undefined && exists !== (facts.payment !== undefined)) return false;
+    for (const [field, condition] of Object.entries(fields)) {
+      if (!facts.payment || !holds(condition, facts.payment[field as 'scenario' | 'status' | 'method'])) return false;
+    }
+  }
+  return true;
+}
+
+function holds(condition: Condition, value: unknown): boolean {
+  const present = value !== undefined && value !== null;
+  if (condition.exists !== undefined && condition.exists !== present) return false;
+  const text = present && typeof value !== 'object' ? String(value) : undefined;
+  if (condition.equals !== undefined && text !== String(condition.equals)) return false;
+  if (condition.in !== undefined && (text === undefined || !condition.in.map(String).includes(text))) return false;
+  if (condition.matches !== undefined && (text === undefined || !new RegExp(condition.matches).test(text))) return false;
+  if (condition.lessThan !== undefined) {
+    if (text === undefined || !AMOUNT_PATTERN.test(text) || toMinor(text) >= toMinor(condition.lessThan)) return false;
+  }
+  return true;
+}
