@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../src/index.js';
+import { ApiClient, checkoutLink, order, sandboxForTest, type TestMerchant } from '../support/sandbox.js';
+
+let sandbox: Sandbox;
+let api: ApiClient;
+let merchant: TestMerchant;
+
+beforeAll(async () => {
+  sandbox = await sandboxForTest();
+  api = await ApiClient.for(sandbox);
+  merchant = await api.merchant();
+});
+afterAll(() => sandbox.close());
+
+// The README's rule, written out independently of src/.
+function expectedHash(body: Record<string, unknown>, secretKey: string): string {
+  const fields = ['amount', 'callbackUrl', 'country', 'currency', 'email', 'paymentReference', 'productDescription', 'productId', 'publicKey'];
+  const joined = fields.filter((name) => body[name] !== undefined).map((name) => `${name}=${body[name]}`).join('&');
+  return createHash('sha256').update(`${joined}${secretKey}`).digest('hex');
+}
+
+describe('POST /encrypt/hashs', () => {
+  it('answers the hosted checkout hash at data.hash.hash', async () => {
+    const body = { ...checkoutLink(), publicKey: merchant.publicKey, callbackUrl: 'https://merchant.example.com/cb?a=1&b=two%20words' };
+    const response = await api.as(merchant, 'POST', '/encrypt/hashs', body);
+    expect(response.body.data).toMatchObject({ code: '00', message: 'Successful' });
+    expect(response.body.data.hash.hash).toBe(expectedHash(body, merchant.secretKey));
+  });
+});
+
+describe('POST /payments (hosted checkout link)', () => {
+  it('with the right hash answers a redirectLink on the sandbox and a paymentStatus, and stores a pending payment', async () => {
+    const body = { ...checkoutLink(), publicKey: merchant.publicKey };
+    const response = await api.as(merchant, 'POST', '/payments', { ...body, hash: expectedHash(body, merchant.secretKey), hashType: 'sha256' });
+    expect(response.body.data).toMatchObject({ code: '00', message: 'Successful', payments: { paymentStatus: '08' } });
+    expect(response.body.data.payments.redirectLink).toMatch(new RegExp(`^${sandbox.publicUrl}/pages/checkout/SBLNK_[0-9a-f]{20}$`));
+    expect(sandbox.store.payment(merchant.publicKey, String(body.paymentReference))).toMatchObject({ status: 'PENDING', method: 'CHECKOUT' });
+  });
+
+  it('with a wrong hash answers 500 INVALID HASH and stores nothing', async () => {
+    const body = checkoutLink({ hash: '0'.repeat(64), hashType: 'sha256' });
+    const response = await api.as(merchant, 'POST', '/payments', body);
+    expect(response.status).toBe(500);
+    expect(response.body).toEqual({ message: 'INVALID HASH', error: 'PROCESSING' });
+    expect(sandbox.store.payment(merchant.publicKey, String(body.paymentReference))).toBeUndefined();
+  });
+
+  it('without a hash is accepted; a repeated reference answers 500 Transaction with reference exists', async () => {
+    const body = checkoutLink();
+    expect((await api.as(merchant, 'POST', '/payments', body)).status).toBe(200);
+    const again = await api.as(merchant, 'POST', '/payments', body);
+    expect(again.status).toBe(500);
+    expect(again.body).toEqual({ message: 'Transaction with reference exists', error: 'PROCESSING' });
+    expect(again.headers['x-sandbox-scenario']).toBe('duplicate-reference-link');
+  });
+
+  it('refuses a callbackUrl that is not http or https with 400', async () => {
+    const response = await api.as(merchant, 'POST', '/payments', checkoutLink({ callbackUrl: 'javascript:alert(1)' }));
+    expect(response.status).toBe(400);
+    expect(response.body.message).toContain('callbackUrl');
+  });
+});
+
+describe('orders', () => {
+  it('creates an order, updates an item, lists the items with integer productId and UTC timestamps', async () => {
+    const body = order();
+    const created = await api.as(merchant, 'POST', '/payments/order', body);
+    expect(created.body.data).toMatchObject({ code: '00', message: 'Successful', payments: { amount: 4500, paymentReference: body.paymentReference, paymentStatus: '08' } });
+    expect(created.body.data.payments.redirectLink).toContain('/pages/checkout/SBLNK_');
+
+    const updated = await api.as(merchant, 'PUT', '/products/orders', {
+      paymentReference: body.paymentReference,
+      orders: [{ orderId: 'ORD-2', currency: 'NGN', amount: '1750.00', productId: 102, productDescription: 'Socks, wool' }],
+    });
+    expect(updated.body.data).toMatchObject({ code: '00', message: 'Successful' });
+    expect(updated.body.data.products).toEqual([
+      expect.objectContaining({ orderId: 'ORD-2', amount: 1750, productId: 102, productDescription: 'Socks, wool', paymentReference: body.paymentReference }),
+    ]);
+
+    const listed = await api.as(merchant, 'GET', `/products/orders/publicKey/${merchant.publicKey}`);
+    const items = listed.body.data.products.filter((item: { paymentReference: string }) => item.paymentReference === body.paymentReference);
+    expect(items.map((item: { orderId: string; amount: number; productId: number }) => [item.orderId, item.amount, item.productId])).toEqual([
+      ['ORD-1', 3000, 101],
+      ['ORD-2', 1750, 102],
+    ]);
+    for (const item of items) {
+      expect(item.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(item.updatedAt >= item.createdAt).toBe(true);
+    }
+  });
+
+  it('a repeated reference answers 500 Transaction with reference exists', async () => {
+    const body = order();
+    await api.as(merchant, 'POST', '/payments/order', body);
+    const again = await api.as(merchant, 'POST', '/payments/order', body);
+    expect(again.status).toBe(500);
+    expect(again.body).toEqual({ message: 'Transaction with reference exists', error: 'PROCESSING' });
+  });
+
+  it('refuses a create productId that is not digits, and an update productId that is not an integer (400)', async () => {
+    const create = await api.as(merchant, 'POST', '/payments/order', order({ orders: [{ orderId: 'X', currency: 'NGN', amount: '200.00', productId: 'SKU-1' }] }));
+    expect(create.status).toBe(400);
+    expect(create.body.message).toContain('orders.0.productId');
+    const base = order();
+    await api.as(merchant, 'POST', '/payments/order', base);
+    const update = await api.as(merchant, 'PUT', '/products/orders', {
+      paymentReference: base.paymentReference,
+      orders: [{ orderId: 'ORD-1', currency: 'NGN', amount: '10.00', productId: '101' }],
+    });
+    expect(update.status).toBe(400);
+  });
+
+  it('answers 404 when updating an order that does not exist', async () => {
+    const response = await api.as(merchant, 'PUT', '/products/orders', {
+      paymentReference: 'SBREF-ORD-9999',
+      orders: [{ orderId: 'ORD-1', currency: 'NGN', amount: '10.00', productId: 1 }],
+    });
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ message: 'Not Found', error: 'No order with paymentReference SBREF-ORD-9999' });
+  });
+
+  it('never lists another merchant\'s orders', async () => {
+    const other = await api.merchant();
+    await api.as(other, 'POST', '/payments/order', order());
+    const listed = await api.as(merchant, 'GET', `/products/orders/publicKey/${merchant.publicKey}`);
+    const otherListed = await api.as(other, 'GET', `/products/orders/publicKey/${other.publicKey}`);
+    expect(otherListed.body.data.products).toHaveLength(2);
+    expect(listed.body.data.products.every((item: { paymentReference: string }) => sandbox.store.order(merchant.publicKey, item.paymentReference))).toBe(true);
+  });
+});

@@ -1,0 +1,240 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../src/index.js';
+import {
+  ApiClient, accountPayment, cardPayment, momoPayment, sandboxForTest, transferPayment, type TestMerchant,
+} from '../support/sandbox.js';
+
+let sandbox: Sandbox;
+let api: ApiClient;
+let merchant: TestMerchant;
+
+beforeAll(async () => {
+  sandbox = await sandboxForTest();
+  api = await ApiClient.for(sandbox);
+  merchant = await api.merchant();
+});
+afterAll(() => sandbox.close());
+
+const initiate = (body: Record<string, unknown>) => api.as(merchant, 'POST', '/payments/initiates', body);
+const validate = (linkingReference: string, otp: string) => api.as(merchant, 'POST', '/payments/validate', { linkingReference, otp });
+const stored = (reference: unknown) => sandbox.store.payment(merchant.publicKey, String(reference))!;
+
+describe('POST /payments/initiates', () => {
+  it('CARD answers S20 with a linkingReference and a redirectUrl on the sandbox itself', async () => {
+    const body = cardPayment();
+    const response = await initiate(body);
+    expect(response.status).toBe(200);
+    expect(response.headers['x-sandbox-scenario']).toBe('card-succeeds-after-authentication');
+    expect(response.body.data).toMatchObject({ code: 'S20', message: 'Transaction is pending' });
+    const { linkingReference, redirectUrl, paymentReference } = response.body.data.payments;
+    expect(paymentReference).toBe(body.paymentReference);
+    expect(redirectUrl).toBe(`${sandbox.publicUrl}/pages/authenticate/${linkingReference}`);
+    expect(stored(body.paymentReference)).toMatchObject({ status: 'PENDING', method: 'CARD', card: { bin: '512345', last4: '0008' } });
+  });
+
+  it('ACCOUNT answers 20 Transaction is pending', async () => {
+    const response = await initiate(accountPayment());
+    expect(response.body.data).toMatchObject({ code: '20', message: 'Transaction is pending' });
+    expect(Object.keys(response.body.data.payments).sort()).toEqual(['linkingReference', 'paymentReference']);
+  });
+
+  it('MOMO answers NIP, with mobileNumber as a number or a string', async () => {
+    for (const mobileNumber of [233241234567, '233241234567']) {
+      const response = await initiate(momoPayment({ mobileNumber }));
+      expect(response.body.data.code).toBe('NIP');
+      expect(response.body.data.payments.linkingReference).toMatch(/^SBLNK_[0-9a-f]{20}$/);
+    }
+  });
+
+  it('a transfer (CARD with pocket fields) answers 00 ACCOUNT OPENED SUCCESSFULLY with the account to pay into', async () => {
+    const response = await initiate(transferPayment({ fullName: 'Ada Obi' }));
+    expect(response.body.data).toMatchObject({ code: '00', message: 'ACCOUNT OPENED SUCCESSFULLY' });
+    expect(response.body.data.payments).toMatchObject({ amount: 3000, walletName: 'Ada Obi / Sandbox Pay', bankName: 'Sandbox Bank' });
+    expect(response.body.data.payments.accountNumber).toMatch(/^[0-9]{10}$/);
+  });
+
+  it('an amount below 100.00 answers S7 with empty payments and stores nothing', async () => {
+    const body = accountPayment({ amount: '99.99' });
+    const response = await initiate(body);
+    expect(response.body.data).toEqual({ code: 'S7', message: 'Amount is below the minimum of 100.00', payments: {} });
+    expect(sandbox.store.payment(merchant.publicKey, String(body.paymentReference))).toBeUndefined();
+    expect((await initiate(accountPayment({ amount: '100' }))).body.data.code).toBe('20');
+  });
+
+  it('a repeated paymentReference answers S18 and leaves the first payment as it was', async () => {
+    const body = cardPayment();
+    await initiate(body);
+    const repeat = await initiate(accountPayment({ paymentReference: body.paymentReference }));
+    expect(repeat.body.data).toEqual({ code: 'S18', message: 'Transaction reference must be unique', payments: {} });
+    expect(stored(body.paymentReference).method).toBe('CARD');
+  });
+
+  it('the same paymentReference is free for another merchant', async () => {
+    const body = cardPayment();
+    await initiate(body);
+    const other = await api.merchant();
+    const response = await api.as(other, 'POST', '/payments/initiates', body);
+    expect(response.body.data.code).toBe('S20');
+  });
+
+  it('card 4000000000000002 is declined (S12) and the failed payment keeps its reference', async () => {
+    const body = cardPayment({ cardNumber: '4000000000000002' });
+    const response = await initiate(body);
+    expect(response.body.data).toEqual({ code: 'S12', message: 'Transaction Failed', payments: {} });
+    expect(stored(body.paymentReference).status).toBe('FAILED');
+    expect((await initiate(body)).body.data.code).toBe('S18');
+  });
+
+  it('answers 400 Payment Type cannot be null without paymentType, or with it null', async () => {
+    for (const paymentType of [undefined, null]) {
+      const response = await initiate({ ...accountPayment(), paymentType });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ message: 'Payment Type cannot be null', error: 'INPUT' });
+    }
+  });
+
+  it('answers 400 INPUT naming every offending field, and stores nothing', async () => {
+    const body = cardPayment({ amount: 'abc', cvv: undefined, redirectUrl: 'javascript:alert(1)' });
+    const response = await initiate(body);
+    expect(response.status).toBe(400);
+    expect(response.body.error).toBe('INPUT');
+    expect(response.body.message).toContain('amount must match pattern');
+    expect(response.body.message).toContain('cvv is required');
+    expect(response.body.message).toContain('redirectUrl');
+    expect(sandbox.store.payment(merchant.publicKey, String(body.paymentReference))).toBeUndefined();
+  });
+
+  it('accepts fee as a string or a number', async () => {
+    expect((await initiate(accountPayment({ fee: '10.50' }))).status).toBe(200);
+    expect((await initiate(accountPayment({ fee: 10.5 }))).status).toBe(200);
+  });
+
+  it('answers 400 Bad Request for a body that is not JSON', async () => {
+    const response = await api.send('POST', '/payments/initiates', undefined, `Bearer ${merchant.token}`, '{"paymentType": ');
+    expect(response.status).toBe(400);
+    expect(response.body.message).toBe('Bad Request');
+    expect(response.body.error).toMatch(/JSON/);
+  });
+});
+
+describe('OTP completion', () => {
+  it('OTP 123456 completes an account payment; a second completion is refused', async () => {
+    const initiated = await initiate(accountPayment());
+    const { linkingReference, paymentReference } = initiated.body.data.payments;
+    const done = await validate(linkingReference, '123456');
+    expect(done.body.data).toEqual({ code: '00', message: 'Successful', payments: { paymentReference, linkingReference, authoption: ['OTP'] } });
+    expect(stored(paymentReference).status).toBe('SUCCESSFUL');
+    const again = await validate(linkingReference, '123456');
+    expect(again.body.data).toEqual({ code: 'S12', message: 'Transaction Failed', payments: {} });
+    expect(again.headers['x-sandbox-scenario']).toBe('payment-not-pending');
+    expect(stored(paymentReference).status).toBe('SUCCESSFUL');
+  });
+
+  it('another OTP fails the payment (S12)', async () => {
+    const initiated = await initiate(accountPayment());
+    const response = await validate(initiated.body.data.payments.linkingReference, '654321');
+    expect(response.body.data.code).toBe('S12');
+    expect(stored(initiated.body.data.payments.paymentReference).status).toBe('FAILED');
+  });
+
+  it('validate completes a card payment; card 4000000000000119 stays pending (20)', async () => {
+    const ok = await initiate(cardPayment());
+    expect((await validate(ok.body.data.payments.linkingReference, '123456')).body.data.code).toBe('00');
+    const pending = await initiate(cardPayment({ cardNumber: '4000000000000119' }));
+    const response = await validate(pending.body.data.payments.linkingReference, '123456');
+    expect(response.body.data).toMatchObject({ code: '20', message: 'Transaction is pending' });
+    expect(stored(pending.body.data.payments.paymentReference).status).toBe('PENDING');
+  });
+
+  it('POST /payments/momo/otp completes a MOMO payment; validate refuses it with 400 naming the right endpoint', async () => {
+    const initiated = await initiate(momoPayment());
+    const { linkingReference } = initiated.body.data.payments;
+    const wrongEndpoint = await validate(linkingReference, '123456');
+    expect(wrongEndpoint.status).toBe(400);
+    expect(wrongEndpoint.body.message).toContain('POST /payments/momo/otp');
+    const done = await api.as(merchant, 'POST', '/payments/momo/otp', { linkingReference, otp: '123456' });
+    expect(done.body.data.code).toBe('00');
+  });
+
+  it('an unknown linkingReference answers 404', async () => {
+    const response = await validate('SBLNK_00000000000000000000', '123456');
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ message: 'Not Found', error: 'No payment with linkingReference SBLNK_00000000000000000000' });
+  });
+
+  it('another merchant cannot complete the payment', async () => {
+    const initiated = await initiate(accountPayment());
+    const other = await api.merchant();
+    const response = await api.as(other, 'POST', '/payments/validate', { linkingReference: initiated.body.data.payments.linkingReference, otp: '123456' });
+    expect(response.status).toBe(404);
+    expect(stored(initiated.body.data.payments.paymentReference).status).toBe('PENDING');
+  });
+});
+
+describe('refund and cancel', () => {
+  async function paidCard(amount = '1500.00') {
+    const initiated = await initiate(cardPayment({ amount }));
+    await validate(initiated.body.data.payments.linkingReference, '123456');
+    return initiated.body.data.payments.paymentReference as string;
+  }
+  const refund = (paymentReference: string, amount: string, extra: Record<string, unknown> = {}) =>
+    api.send('POST', '/payments/refund', { publicKey: merchant.publicKey, paymentReference, amount, currency: 'NGN', country: 'NG', ...extra }, merchant.basic);
+  const cancel = (paymentReference: string) =>
+    api.send('POST', '/payments/cancel', { publicKey: merchant.publicKey, paymentReference, country: 'NG' }, merchant.basic);
+
+  it('refunds a successful card payment in parts, up to what was paid', async () => {
+    const reference = await paidCard('1500.00');
+    const first = await refund(reference, '1000.00');
+    expect(first.body.data).toMatchObject({ code: '00', message: 'APPROVED', payments: { paymentReference: reference, status: 'REFUNDED' } });
+    expect(first.body.data.payments.card).toMatchObject({ bin: '512345', last4: '0008' });
+    expect(first.body.data.payments.card.token).toMatch(/^SBCTK_/);
+    expect(stored(reference)).toMatchObject({ status: 'SUCCESSFUL', refundedAmount: '1000.00' });
+    const tooMuch = await refund(reference, '500.01');
+    expect(tooMuch.body.data).toEqual({ code: 'S12', message: 'Transaction Failed', payments: {} });
+    expect(stored(reference).refundedAmount).toBe('1000.00');
+    expect((await refund(reference, '500.00')).body.data.code).toBe('00');
+    expect(stored(reference)).toMatchObject({ status: 'REFUNDED', refundedAmount: '1500.00' });
+    expect((await refund(reference, '1.00')).body.data.code).toBe('S12');
+  });
+
+  it('refuses to refund a payment that is not successful, and in another currency', async () => {
+    const pending = await initiate(cardPayment());
+    const reference = pending.body.data.payments.paymentReference;
+    expect((await refund(reference, '100.00')).body.data.code).toBe('S12');
+    expect(stored(reference).status).toBe('PENDING');
+    const paid = await paidCard();
+    const usd = await refund(paid, '100.00', { currency: 'USD' });
+    expect(usd.status).toBe(400);
+    expect(usd.body.error).toBe('INPUT');
+    expect(stored(paid).refundedAmount).toBe('0.00');
+  });
+
+  it('cancels a pending payment with the card\'s bin and last4; refuses a successful one and leaves it', async () => {
+    const pending = await initiate(cardPayment());
+    const reference = pending.body.data.payments.paymentReference;
+    const response = await cancel(reference);
+    expect(response.body.data).toEqual({
+      code: '00', message: 'APPROVED', payments: { paymentReference: reference, status: 'CANCELLED', card: { bin: '512345', last4: '0008' } },
+    });
+    expect(stored(reference).status).toBe('CANCELLED');
+    expect((await validate(pending.body.data.payments.linkingReference, '123456')).body.data.code).toBe('S12');
+    const paid = await paidCard();
+    expect((await cancel(paid)).body.data.code).toBe('S12');
+    expect(stored(paid).status).toBe('SUCCESSFUL');
+  });
+
+  it('answers 404 for an unknown paymentReference', async () => {
+    const response = await refund('SBREF-NONE-0001', '100.00');
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ message: 'Not Found', error: 'No payment with paymentReference SBREF-NONE-0001' });
+    expect((await cancel('SBREF-NONE-0001')).status).toBe(404);
+  });
+});
+
+describe('unknown resources', () => {
+  it('answers 404 Not Found in the spec\'s error body', async () => {
+    const response = await api.send('GET', '/payments/nothing-here');
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ message: 'Not Found', error: 'No resource at GET /api/v2/payments/nothing-here' });
+  });
+});

@@ -1,0 +1,181 @@
+import { randomBytes } from 'node:crypto';
+import request from 'supertest';
+import { expect } from 'vitest';
+import { paymentsOperations, startSandbox, type Sandbox, type SandboxOptions } from '../../src/index.js';
+import { operationId, responseViolations, type HttpOperation } from '../../src/validation/operations.js';
+
+/**
+ * Test harness: a real sandbox on a loopback port, and a client whose every
+ * response is checked against the response schemas of the OpenAPI document.
+ */
+
+/** A test merchant: its key pair and bearer token. */
+export interface TestMerchant {
+  publicKey: string;
+  secretKey: string;
+  token: string;
+  /** `Authorization` value for Basic (refund, cancel) */
+  basic: string;
+}
+
+/** A JSON response as a test sees it. */
+export interface ApiResponse {
+  status: number;
+  body: any;
+  headers: Record<string, string>;
+}
+
+/** Starts a sandbox on a free port, in memory unless `dataFile` says otherwise. */
+export async function sandboxForTest(options: SandboxOptions = {}): Promise<Sandbox> {
+  return startSandbox({ port: 0, ...options });
+}
+
+/** A client of one sandbox's Payments API. Every response is checked against the document before it is returned. */
+export class ApiClient {
+  private constructor(
+    private readonly sandbox: Sandbox,
+    private readonly operations: HttpOperation[],
+  ) {}
+
+  static async for(sandbox: Sandbox): Promise<ApiClient> {
+    return new ApiClient(sandbox, await paymentsOperations());
+  }
+
+  /** Sends a request to `/api/v2<path>`; `auth` is the whole Authorization value, or none. */
+  async send(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, auth?: string, raw?: string): Promise<ApiResponse> {
+    let call = request(this.sandbox.app)[method.toLowerCase() as 'get'](`/api/v2${path}`);
+    if (auth) call = call.set('Authorization', auth);
+    if (raw !== undefined) call = call.set('Content-Type', 'application/json').send(raw);
+    else if (body !== undefined) call = call.send(body as object);
+    const response = await call;
+    const result = { status: response.status, body: response.body, headers: response.headers as Record<string, string> };
+    this.check(method, path, result);
+    return result;
+  }
+
+  /** A new merchant with a random test key pair, its token obtained over the API. */
+  async merchant(): Promise<TestMerchant> {
+    const publicKey = `SBTESTPUBK_${randomBytes(8).toString('hex')}`;
+    const secretKey = `SBTESTSECK_${randomBytes(8).toString('hex')}`;
+    const response = await this.send('POST', '/encrypt/keys', { key: `${secretKey}.${publicKey}` });
+    expect(response.status).toBe(200);
+    return {
+      publicKey,
+      secretKey,
+      token: response.body.data.EncryptedSecKey.encryptedKey,
+      basic: `Basic ${Buffer.from(`${publicKey}:${secretKey}`).toString('base64')}`,
+    };
+  }
+
+  /** Sends `body` (with the merchant's publicKey filled in) to an operation as that merchant. */
+  as(merchant: TestMerchant, method: 'GET' | 'POST' | 'PUT', path: string, body?: Record<string, unknown>): Promise<ApiResponse> {
+    const withKey = body === undefined ? undefined : { publicKey: merchant.publicKey, ...body };
+    return this.send(method, path, withKey, `Bearer ${merchant.token}`);
+  }
+
+  /** The operation of the document that a method and path belong to, if any. */
+  operationOf(method: string, path: string): HttpOperation | undefined {
+    return this.operations.find(
+      (operation) =>
+        operation.method.toUpperCase() === method &&
+        new RegExp(`^${operation.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path),
+    );
+  }
+
+  private check(method: string, path: string, response: ApiResponse): void {
+    const operation = this.operationOf(method, path);
+    if (!operation) {
+      // Outside the document: only the spec's error body is possible.
+      expect(response.body, `${method} ${path}`).toHaveProperty('error');
+      return;
+    }
+    const violations = responseViolations(operation, {
+      status: response.status,
+      headers: { 'content-type': response.headers['content-type'] ?? '' },
+      body: response.body,
+    });
+    expect(violations, `${operationId(operation)} answered ${response.status} ${JSON.stringify(response.body)}`).toEqual([]);
+  }
+}
+
+/** A card initiate body; fields may be replaced. */
+export const cardPayment = (fields: Record<string, unknown> = {}): Record<string, unknown> => ({
+  paymentType: 'CARD',
+  paymentReference: `SBREF-${randomBytes(6).toString('hex')}`,
+  amount: '1500.00',
+  currency: 'NGN',
+  country: 'NG',
+  cardNumber: '5123450000000008',
+  cvv: '123',
+  expiryMonth: '09',
+  expiryYear: '30',
+  pin: '1234',
+  redirectUrl: 'https://merchant.example.com/return',
+  ...fields,
+});
+
+/** An account initiate body; fields may be replaced. */
+export const accountPayment = (fields: Record<string, unknown> = {}): Record<string, unknown> => ({
+  paymentType: 'ACCOUNT',
+  paymentReference: `SBREF-${randomBytes(6).toString('hex')}`,
+  amount: '150.00',
+  currency: 'NGN',
+  country: 'NG',
+  accountNumber: '0123456789',
+  bankCode: '058',
+  ...fields,
+});
+
+/** A MOMO initiate body; fields may be replaced. */
+export const momoPayment = (fields: Record<string, unknown> = {}): Record<string, unknown> => ({
+  paymentType: 'MOMO',
+  paymentReference: `SBREF-${randomBytes(6).toString('hex')}`,
+  amount: '500.00',
+  currency: 'GHS',
+  country: 'GH',
+  mobileNumber: 233241234567,
+  network: 'MTN',
+  ...fields,
+});
+
+/** A transfer initiate body (a CARD body with pocket fields); fields may be replaced. */
+export const transferPayment = (fields: Record<string, unknown> = {}): Record<string, unknown> => ({
+  paymentType: 'CARD',
+  paymentReference: `SBREF-${randomBytes(6).toString('hex')}`,
+  amount: '3000.00',
+  currency: 'NGN',
+  country: 'NG',
+  pocketReference: 'POCKET-1',
+  amountControl: 'FIXEDAMOUNT',
+  walletDaysActive: '3',
+  ...fields,
+});
+
+/** A hosted checkout link body; fields may be replaced. */
+export const checkoutLink = (fields: Record<string, unknown> = {}): Record<string, unknown> => ({
+  paymentReference: `SBREF-${randomBytes(6).toString('hex')}`,
+  amount: '2500.00',
+  currency: 'NGN',
+  country: 'NG',
+  email: 'ada@example.com',
+  productId: 'PROD-7',
+  productDescription: 'Annual plan',
+  callbackUrl: 'https://merchant.example.com/callback',
+  ...fields,
+});
+
+/** An order body with two items; fields may be replaced. */
+export const order = (fields: Record<string, unknown> = {}): Record<string, unknown> => ({
+  paymentReference: `SBREF-${randomBytes(6).toString('hex')}`,
+  email: 'ada@example.com',
+  orderType: 'BULK_BULK',
+  callbackUrl: 'https://merchant.example.com/callback',
+  country: 'NG',
+  currency: 'NGN',
+  amount: '4500.00',
+  orders: [
+    { orderId: 'ORD-1', currency: 'NGN', amount: '3000.00', productId: '101', productDescription: 'Shoes' },
+    { orderId: 'ORD-2', currency: 'NGN', amount: '1500.00', productId: '102', productDescription: 'Socks' },
+  ],
+  ...fields,
+});
