@@ -54,6 +54,30 @@ export function applyChange(data: StoreData, change: Change): void {
 }
 
 /**
+ * Checks that a parsed log line is a change that applyChange can apply.
+ * @returns a description of the first problem, or undefined when it is fine.
+ */
+export function checkChange(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not a JSON object';
+  const change = value as Record<string, unknown>;
+  const keyed = (record: unknown, keys: string[]): boolean =>
+    typeof record === 'object' && record !== null && !Array.isArray(record) &&
+    keys.every((key) => typeof (record as Record<string, unknown>)[key] === 'string');
+  switch (change.kind) {
+    case 'merchant':
+      return keyed(change.merchant, ['publicKey']) ? undefined : '"merchant" is not a merchant record';
+    case 'payment':
+      return keyed(change.payment, ['publicKey', 'paymentReference']) ? undefined : '"payment" is not a payment record';
+    case 'order':
+      return keyed(change.order, ['publicKey', 'paymentReference']) ? undefined : '"order" is not an order record';
+    case 'reset':
+      return change.publicKey === undefined || typeof change.publicKey === 'string' ? undefined : '"publicKey" is not a string';
+    default:
+      return `unknown kind ${JSON.stringify(change.kind)}`;
+  }
+}
+
+/**
  * Checks that a parsed snapshot has the shape of StoreData.
  * @returns a description of the first problem, or undefined when it is fine.
  */

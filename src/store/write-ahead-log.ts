@@ -1,5 +1,5 @@
 import { open, readFile, type FileHandle } from 'node:fs/promises';
-import type { Change } from './state.js';
+import { checkChange, type Change } from './state.js';
 
 /**
  * The write-ahead log beside the snapshot file: one JSON change a line,
@@ -17,24 +17,28 @@ export class WriteAheadLog {
   /**
    * Reads the log at `path` (missing: empty) and opens it for appending.
    * A last line cut short by a crash was never acknowledged: it is dropped.
-   * @throws Error naming the file when a complete line cannot be read.
+   * @throws Error naming the file when a complete line is not JSON or not a change.
    */
   static async open(path: string): Promise<{ log: WriteAheadLog; changes: Change[] }> {
     let text = '';
     try {
       text = await readFile(path, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read ${path}: ${(error as Error).message}`);
     }
     const complete = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1);
     const changes: Change[] = [];
     complete.split('\n').forEach((line, index) => {
       if (line === '') return;
+      let parsed: unknown;
       try {
-        changes.push(JSON.parse(line) as Change);
+        parsed = JSON.parse(line);
       } catch {
         throw new Error(`cannot read ${path}: line ${index + 1} is not JSON`);
       }
+      const problem = checkChange(parsed);
+      if (problem) throw new Error(`cannot read ${path}: line ${index + 1} is not a change (${problem})`);
+      changes.push(parsed as Change);
     });
     const handle = await open(path, 'a+');
     if (complete.length !== text.length) await handle.truncate(Buffer.byteLength(complete));

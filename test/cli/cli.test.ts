@@ -1,0 +1,358 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+/**
+ * The payments-sandbox executable as a user runs it: a real child process
+ * (bin/payments-sandbox.js on the built dist/), real ports, real files.
+ */
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = join(ROOT, 'bin/payments-sandbox.js');
+const TIMEOUT = 60_000;
+const START_WITHIN = 20_000;
+const EXIT_WITHIN = 10_000;
+
+/** A running (or finished) sandbox process and what it printed. */
+interface Run {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+let dir: string;
+let runs: Run[] = [];
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'payments-sandbox-cli-'));
+});
+
+afterEach(async () => {
+  for (const run of runs) {
+    if (run.child.exitCode === null && run.child.signalCode === null) {
+      run.child.kill('SIGKILL');
+      await within(run.exited, EXIT_WITHIN, 'the killed sandbox to exit').catch(() => undefined);
+    }
+  }
+  runs = [];
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The environment of the test, without any setting the sandbox reads. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of Object.keys(env)) {
+    if (name === 'PORT' || name.startsWith('SANDBOX_')) delete env[name];
+  }
+  return { ...env, ...extra };
+}
+
+function run(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Run {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: cleanEnv(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => {
+    child.once('exit', (code, signal) => done({ code, signal }));
+  });
+  const started: Run = { child, stdout: () => stdout, stderr: () => stderr, exited };
+  runs.push(started);
+  return started;
+}
+
+/** `promise`, or a rejection naming what was awaited after `ms` milliseconds. */
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What the start-up banner says. */
+interface Banner {
+  apiBase: string;
+  origin: string;
+  publicKey: string;
+  secretKey: string;
+  /** the URL and the JSON body of the banner's curl line */
+  curlUrl: string;
+  curlBody: string;
+  store: string;
+}
+
+const CURL = /curl -s (\S+) -H 'Content-Type: application\/json' -d '([^']+)'/;
+
+/** Waits for the banner (the curl line is its end) or for the process to die first. */
+async function banner(started: Run): Promise<Banner> {
+  const printed = new Promise<Banner>((done, fail) => {
+    const check = () => {
+      const out = started.stdout();
+      const curl = CURL.exec(out);
+      if (!curl) return;
+      started.child.stdout!.off('data', check);
+      started.child.off('exit', died);
+      const apiBase = /API base\s+(\S+)/.exec(out)?.[1] ?? '';
+      done({
+        apiBase,
+        origin: new URL(apiBase).origin,
+        publicKey: /public key\s+(\S+)/.exec(out)?.[1] ?? '',
+        secretKey: /secret key\s+(\S+)/.exec(out)?.[1] ?? '',
+        curlUrl: curl[1]!,
+        curlBody: curl[2]!,
+        store: /store\s+(.+)/.exec(out)?.[1]?.trim() ?? '',
+      });
+    };
+    const died = (code: number | null) => fail(new Error(`the sandbox exited (${code}) before serving:\n${started.stderr()}`));
+    started.child.stdout!.on('data', check);
+    started.child.once('exit', died);
+    check();
+  });
+  return within(printed, START_WITHIN, `the start-up banner; stdout so far:\n${started.stdout()}`);
+}
+
+/** Sends SIGTERM and waits for the process to exit. */
+async function stop(started: Run): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  started.child.kill('SIGTERM');
+  return within(started.exited, EXIT_WITHIN, 'the sandbox to exit after SIGTERM');
+}
+
+/** A JSON request to the running sandbox. */
+async function call(
+  apiBase: string,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+  auth?: string,
+): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  if (auth) headers.Authorization = auth;
+  const response = await fetch(`${apiBase}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(EXIT_WITHIN),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+/** Exchanges the banner's key pair exactly as its curl line does. */
+async function tokenFrom(shown: Banner): Promise<string> {
+  const response = await fetch(shown.curlUrl, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: shown.curlBody,
+    signal: AbortSignal.timeout(EXIT_WITHIN),
+  });
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as any;
+  expect(body.data.code).toBe('00');
+  const token = body.data.EncryptedSecKey.encryptedKey as string;
+  expect(token).toMatch(/\S{16,}/);
+  return token;
+}
+
+const accountPayment = (paymentReference: string, publicKey: string) => ({
+  publicKey,
+  paymentType: 'ACCOUNT',
+  paymentReference,
+  amount: '150.00',
+  currency: 'NGN',
+  country: 'NG',
+  accountNumber: '0123456789',
+  bankCode: '058',
+});
+
+const orderBody = (paymentReference: string, publicKey: string) => ({
+  publicKey,
+  paymentReference,
+  email: 'ada@example.com',
+  orderType: 'BULK_BULK',
+  callbackUrl: 'https://merchant.example.com/callback',
+  country: 'NG',
+  currency: 'NGN',
+  amount: '4500.00',
+  orders: [{ orderId: 'ORD-1', currency: 'NGN', amount: '4500.00', productId: '101', productDescription: 'Shoes' }],
+});
+
+describe('payments-sandbox --help', () => {
+  it('exits 0 and lists the options and examples', { timeout: TIMEOUT }, async () => {
+    const started = run(['--help']);
+    const { code } = await within(started.exited, START_WITHIN, '--help to exit');
+    expect(code).toBe(0);
+    const out = started.stdout();
+    for (const option of ['--port', '--host', '--data', '--in-memory', '--public-url']) expect(out).toContain(option);
+    expect(out).toMatch(/^Examples:$/m);
+    expect(out).toContain('$ payments-sandbox');
+  });
+});
+
+describe('payments-sandbox with a data file', () => {
+  it('serves on a free port, prints a working key pair, and saves its state on SIGTERM', { timeout: TIMEOUT }, async () => {
+    const dataFile = join(dir, 'sb.json');
+    const started = run(['--port', '0', '--data', dataFile]);
+    const shown = await banner(started);
+
+    expect(shown.apiBase).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v2$/);
+    expect(new URL(shown.apiBase).port).not.toBe('0');
+    expect(shown.store).toBe(dataFile);
+
+    const health = await fetch(`${shown.origin}/__sandbox/health`, { signal: AbortSignal.timeout(EXIT_WITHIN) });
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+
+    // The curl line is the exchange of the key pair the banner shows.
+    expect(shown.curlUrl).toBe(`${shown.apiBase}/encrypt/keys`);
+    expect(JSON.parse(shown.curlBody)).toEqual({ key: `${shown.secretKey}.${shown.publicKey}` });
+    const token = await tokenFrom(shown);
+
+    // The token is good for the API.
+    const listed = await call(shown.apiBase, 'GET', `/products/orders/publicKey/${shown.publicKey}`, undefined, `Bearer ${token}`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.products).toEqual([]);
+
+    const { code } = await stop(started);
+    expect(code).toBe(0);
+    expect(started.stdout()).toContain('SIGTERM');
+    const saved = JSON.parse(await readFile(dataFile, 'utf8'));
+    expect(saved.merchants[shown.publicKey]).toMatchObject({ publicKey: shown.publicKey, secretKey: shown.secretKey });
+  });
+
+  it('finds its payments and orders again when restarted on the same file', { timeout: TIMEOUT }, async () => {
+    const dataFile = join(dir, 'sb.json');
+    const first = run(['--port', '0', '--data', dataFile]);
+    const shown = await banner(first);
+    const token = await tokenFrom(shown);
+    const bearer = `Bearer ${token}`;
+
+    const initiated = await call(shown.apiBase, 'POST', '/payments/initiates', accountPayment('SBREF-CLI-PAY', shown.publicKey), bearer);
+    expect(initiated.body.data.code).toBe('20');
+    const ordered = await call(shown.apiBase, 'POST', '/payments/order', orderBody('SBREF-CLI-ORDER', shown.publicKey), bearer);
+    expect(ordered.body.data.code).toBe('00');
+    expect((await stop(first)).code).toBe(0);
+
+    const second = run(['--port', '0', '--data', dataFile]);
+    const again = await banner(second);
+    // The first run's token still works: the merchant was kept.
+    const repeated = await call(again.apiBase, 'POST', '/payments/initiates', accountPayment('SBREF-CLI-PAY', shown.publicKey), bearer);
+    expect(repeated.status).toBe(200);
+    expect(repeated.body.data.code).toBe('S18');
+    const listed = await call(again.apiBase, 'GET', `/products/orders/publicKey/${shown.publicKey}`, undefined, bearer);
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.products.map((item: { paymentReference: string }) => item.paymentReference)).toEqual(['SBREF-CLI-ORDER']);
+    expect((await stop(second)).code).toBe(0);
+  });
+
+  it('keeps every answered change when the process is killed without warning', { timeout: TIMEOUT }, async () => {
+    const dataFile = join(dir, 'sb.json');
+    const first = run(['--port', '0', '--data', dataFile]);
+    const shown = await banner(first);
+    const bearer = `Bearer ${await tokenFrom(shown)}`;
+    const initiated = await call(shown.apiBase, 'POST', '/payments/initiates', accountPayment('SBREF-CLI-KILL', shown.publicKey), bearer);
+    expect(initiated.body.data.code).toBe('20');
+
+    first.child.kill('SIGKILL');
+    expect((await within(first.exited, EXIT_WITHIN, 'the killed sandbox to exit')).signal).toBe('SIGKILL');
+
+    const second = run(['--port', '0', '--data', dataFile]);
+    const again = await banner(second);
+    const repeated = await call(again.apiBase, 'POST', '/payments/initiates', accountPayment('SBREF-CLI-KILL', shown.publicKey), bearer);
+    expect(repeated.body.data.code).toBe('S18');
+  });
+
+  it('exits 1 and names the file when the data file is not a store, leaving it untouched', { timeout: TIMEOUT }, async () => {
+    const dataFile = join(dir, 'sb.json');
+    await writeFile(dataFile, 'not json');
+    const before = await readFile(dataFile);
+
+    const started = run(['--port', '0', '--data', dataFile]);
+    const { code } = await within(started.exited, START_WITHIN, 'the sandbox to give up');
+    expect(code).toBe(1);
+    expect(started.stderr()).toContain(dataFile);
+    expect(started.stdout()).not.toContain('API base');
+    expect((await readFile(dataFile)).equals(before)).toBe(true);
+    expect(existsSync(`${dataFile}.wal`)).toBe(false);
+  });
+});
+
+describe('payments-sandbox with a damaged log', () => {
+  it('exits 1 with a message naming the log when a complete line is not a change', { timeout: TIMEOUT }, async () => {
+    const dataFile = join(dir, 'sb.json');
+    const log = '{"kind":"payment"}\n';
+    await writeFile(`${dataFile}.wal`, log);
+
+    const started = run(['--port', '0', '--data', dataFile]);
+    const { code } = await within(started.exited, START_WITHIN, 'the sandbox to give up');
+    expect(code).toBe(1);
+    expect(started.stderr()).toMatch(/^payments-sandbox: /);
+    expect(started.stderr()).toContain(`${dataFile}.wal`);
+    expect(await readFile(`${dataFile}.wal`, 'utf8')).toBe(log);
+    expect(existsSync(dataFile)).toBe(false);
+  });
+});
+
+describe('payments-sandbox configured from the environment', () => {
+  it('takes PORT and SANDBOX_IN_MEMORY, serves, and writes no file', { timeout: TIMEOUT }, async () => {
+    const started = run([], { cwd: dir, env: { PORT: '0', SANDBOX_IN_MEMORY: '1' } });
+    const shown = await banner(started);
+    expect(shown.store).toBe('(in memory)');
+    expect(new URL(shown.apiBase).port).not.toBe('4010');
+
+    const health = await fetch(`${shown.origin}/__sandbox/health`, { signal: AbortSignal.timeout(EXIT_WITHIN) });
+    expect(health.status).toBe(200);
+    const bearer = `Bearer ${await tokenFrom(shown)}`;
+    const initiated = await call(shown.apiBase, 'POST', '/payments/initiates', accountPayment('SBREF-CLI-MEM', shown.publicKey), bearer);
+    expect(initiated.body.data.code).toBe('20');
+
+    expect((await stop(started)).code).toBe(0);
+    expect(await readdir(dir)).toEqual([]);
+  });
+});
+
+describe('payments-sandbox --public-url', () => {
+  it('builds the links it hands out on the public URL', { timeout: TIMEOUT }, async () => {
+    const started = run(['--port', '0', '--in-memory', '--public-url', 'http://sandbox.test:9999'], { cwd: dir });
+    const shown = await banner(started);
+    expect(shown.apiBase).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v2$/);
+
+    const bearer = `Bearer ${await tokenFrom(shown)}`;
+    const initiated = await call(
+      shown.apiBase,
+      'POST',
+      '/payments/initiates',
+      {
+        publicKey: shown.publicKey,
+        paymentType: 'CARD',
+        paymentReference: 'SBREF-CLI-CARD',
+        amount: '1500.00',
+        currency: 'NGN',
+        country: 'NG',
+        cardNumber: '5123450000000008',
+        cvv: '123',
+        expiryMonth: '09',
+        expiryYear: '30',
+        pin: '1234',
+        redirectUrl: 'https://merchant.example.com/return',
+      },
+      bearer,
+    );
+    expect(initiated.status).toBe(200);
+    expect(initiated.body.data.code).toBe('S20');
+    expect(initiated.body.data.payments.redirectUrl).toMatch(/^http:\/\/sandbox\.test:9999\//);
+    expect((await stop(started)).code).toBe(0);
+  });
+});
