@@ -17,42 +17,48 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly body: { message?: string; error: string },
+    scenario?: string,
   ) {
     super(body.message ?? body.error);
     this.name = 'ApiError';
+    this.scenario = scenario;
   }
 }
 
+// Each refusal carries the name of the catalogue rule that gives the same
+// answer on demand (scenarios/payments.yaml), for the X-Sandbox-Scenario header.
+
 /** 400 Bad Request: the request could not be read (malformed JSON and the like). */
 export const badRequest = (why: string): ApiError =>
-  new ApiError(400, { message: 'Bad Request', error: why });
+  new ApiError(400, { message: 'Bad Request', error: why }, 'bad-request');
 
 /** 400 with `error: "INPUT"`: the request was read but a field is wrong; `message` names it. */
 export const inputError = (message: string): ApiError =>
-  new ApiError(400, { message, error: 'INPUT' });
+  new ApiError(400, { message, error: 'INPUT' }, 'invalid-input');
 
 /** 400 Payment Type cannot be null (spec, Errors): initiate body without paymentType. */
-export const paymentTypeMissing = (): ApiError => inputError('Payment Type cannot be null');
+export const paymentTypeMissing = (): ApiError =>
+  new ApiError(400, { message: 'Payment Type cannot be null', error: 'INPUT' }, 'payment-type-missing');
 
 /** 401 Invalid Authentication Token (spec, Authentication rule 4). */
 export const invalidToken = (): ApiError =>
-  new ApiError(401, { message: 'Invalid Authentication Token', error: 'INPUT' });
+  new ApiError(401, { message: 'Invalid Authentication Token', error: 'INPUT' }, 'invalid-token');
 
 /** 403 Header Token Missing (spec, Authentication rule 4). */
 export const headerTokenMissing = (): ApiError =>
-  new ApiError(403, { message: 'Header Token Missing', error: 'PERMISSION' });
+  new ApiError(403, { message: 'Header Token Missing', error: 'PERMISSION' }, 'header-token-missing');
 
 /** 403 Confirm Merchant Environment (spec, Authentication rule 5): live credentials in the sandbox. */
 export const wrongEnvironment = (): ApiError =>
-  new ApiError(403, { message: 'Confirm Merchant Environment', error: 'PERMISSION' });
+  new ApiError(403, { message: 'Confirm Merchant Environment', error: 'PERMISSION' }, 'wrong-environment');
 
 /** 404 Not Found; `what` says which resource could not be found. */
 export const notFound = (what: string): ApiError =>
-  new ApiError(404, { message: 'Not Found', error: what });
+  new ApiError(404, { message: 'Not Found', error: what }, 'not-found');
 
 /** 500 with `error: "PROCESSING"` (spec, Errors): the documented server-side refusals. */
-export const processingError = (message: string): ApiError =>
-  new ApiError(500, { message, error: 'PROCESSING' });
+export const processingError = (message: string, scenario: string): ApiError =>
+  new ApiError(500, { message, error: 'PROCESSING' }, scenario);
 
 /** 500 Internal Server Error / PROCESSING: an unexpected failure (spec, Errors). */
-export const internalError = (): ApiError => processingError('Internal Server Error');
+export const internalError = (): ApiError => processingError('Internal Server Error', 'internal-error');

@@ -3,15 +3,26 @@ import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { Express } from 'express';
+import seedrandom from 'seedrandom';
 import { createApp, API_BASE } from './http/app.js';
+import { HungConnections } from './http/faults.js';
+import { Journal } from './control/journal.js';
 import { loadCatalogue, SHIPPED_SCENARIOS } from './scenarios/catalogue.js';
 import { ScenarioEngine } from './scenarios/engine.js';
+import { OverrideBook } from './scenarios/overrides.js';
+import { ScenarioSelector } from './scenarios/selector.js';
 import { Store } from './store/store.js';
 import { loadOperations, type HttpOperation } from './validation/operations.js';
 import { newTestKeyPair, type KeyPair } from './domain/merchants.js';
 
 /** The OpenAPI document of the Payments API, shipped in openapi/. */
 export const PAYMENTS_API_DOCUMENT = fileURLToPath(new URL('../openapi/payments-api.yaml', import.meta.url));
+
+/** The OpenAPI document of the control API under /__sandbox, shipped in openapi/. */
+export const CONTROL_API_DOCUMENT = fileURLToPath(new URL('../openapi/control-api.yaml', import.meta.url));
+
+/** How many requests the journal keeps when `journalSize` is not given. */
+export const DEFAULT_JOURNAL_SIZE = 5000;
 
 /** How to start a sandbox. Every field is optional. */
 export interface SandboxOptions {
@@ -27,6 +38,12 @@ export interface SandboxOptions {
   scenarioFolders?: string[];
   /** changes logged between two snapshots of the store file; default 10 000 */
   snapshotEvery?: number;
+  /** requests the journal keeps; default DEFAULT_JOURNAL_SIZE */
+  journalSize?: number;
+  /** seed of the random draws (probabilistic rules, ranged delays); default a random one, shown in `Sandbox.seed` */
+  seed?: string;
+  /** a rule forced on every request it applies to, as a sticky sandbox-wide override (`--scenario`) */
+  scenario?: string;
 }
 
 /** A running sandbox. */
@@ -41,38 +58,64 @@ export interface Sandbox {
   server: Server;
   store: Store;
   engine: ScenarioEngine;
+  selector: ScenarioSelector;
+  journal: Journal;
+  /** the seed of the random draws, to repeat a run exactly with `seed` */
+  seed: string;
   /** stops accepting connections, waits for pending writes, writes a last snapshot */
   close(): Promise<void>;
 }
 
-let operationsOnce: Promise<HttpOperation[]> | undefined;
+let paymentsOnce: Promise<HttpOperation[]> | undefined;
+let controlOnce: Promise<HttpOperation[]> | undefined;
 
 /** The parsed Payments API document, parsed once per process and shared (prism caches validators by schema identity). */
 export function paymentsOperations(): Promise<HttpOperation[]> {
-  operationsOnce ??= loadOperations(PAYMENTS_API_DOCUMENT);
-  return operationsOnce;
+  paymentsOnce ??= loadOperations(PAYMENTS_API_DOCUMENT);
+  return paymentsOnce;
+}
+
+/** The parsed control API document, parsed once per process and shared. */
+export function controlOperations(): Promise<HttpOperation[]> {
+  controlOnce ??= loadOperations(CONTROL_API_DOCUMENT);
+  return controlOnce;
 }
 
 /**
  * Starts a sandbox: loads the OpenAPI document and the scenario catalogue,
  * opens the store, and listens.
- * @throws StoreOpenError or CatalogueError, naming the file, when either cannot be read.
+ * @throws StoreOpenError or CatalogueError, naming the file, when either cannot be read;
+ *   Error when `scenario` names no rule of the catalogue.
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const [operations, scenarios, store] = await Promise.all([
+  const [operations, controls, scenarios] = await Promise.all([
     paymentsOperations(),
+    controlOperations(),
     loadCatalogue([SHIPPED_SCENARIOS, ...(options.scenarioFolders ?? [])]),
-    Store.open({ file: options.dataFile, snapshotEvery: options.snapshotEvery }),
   ]);
-  const engine = new ScenarioEngine(scenarios);
-  let serving = false;
+  const seed = options.seed ?? randomBytes(4).toString('hex');
+  const engine = new ScenarioEngine(scenarios, seedrandom(seed));
+  const now = () => new Date().toISOString();
+  const selector = new ScenarioSelector(engine, new OverrideBook());
+  if (options.scenario !== undefined) {
+    if (!engine.find(options.scenario)) throw new Error(`unknown scenario ${options.scenario}: \`payments-sandbox scenarios list\` lists them`);
+    selector.overrides.add({ scenario: options.scenario }, now());
+  }
+  const store = await Store.open({ file: options.dataFile, snapshotEvery: options.snapshotEvery });
+  const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
+  const hung = new HungConnections();
+  let state: 'starting' | 'ok' | 'stopping' = 'starting';
   let publicUrl = '';
   const app = createApp({
     operations,
+    controlOperations: controls,
     store,
-    engine,
-    now: () => new Date().toISOString(),
-    ready: () => serving,
+    dataFile: options.dataFile,
+    selector,
+    journal,
+    hung,
+    now,
+    state: () => state,
     links: {
       authenticate: (linkingReference) => `${publicUrl}/pages/authenticate/${encodeURIComponent(linkingReference)}`,
       checkout: (linkingReference) => `${publicUrl}/pages/checkout/${encodeURIComponent(linkingReference)}`,
@@ -87,7 +130,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   publicUrl = (options.publicUrl ?? url).replace(/\/+$/, '');
-  serving = true;
+  state = 'ok';
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -97,9 +140,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     server,
     store,
     engine,
+    selector,
+    journal,
+    seed,
     close: () =>
       (closing ??= (async () => {
-        serving = false;
+        state = 'stopping';
+        hung.releaseAll();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();

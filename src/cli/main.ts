@@ -1,8 +1,9 @@
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { sampleKeyPair, startSandbox, type SandboxOptions } from '../index.js';
+import { DEFAULT_JOURNAL_SIZE, sampleKeyPair, startSandbox, type SandboxOptions } from '../index.js';
 import { StoreOpenError } from '../store/store.js';
-import { CatalogueError } from '../scenarios/catalogue.js';
+import { CatalogueError, loadCatalogue, SHIPPED_SCENARIOS } from '../scenarios/catalogue.js';
+import { scenarioTable } from './scenario-table.js';
 
 /** The store file used when neither --data nor --in-memory is given: in the working directory. */
 export const DEFAULT_DATA_FILE = 'payments-sandbox.json';
@@ -13,12 +14,26 @@ Examples:
   $ payments-sandbox --port 4010 --data /tmp/sb.json   # state in /tmp/sb.json (and /tmp/sb.json.wal)
   $ payments-sandbox --in-memory --port 0              # nothing written; a free port
   $ payments-sandbox --host 0.0.0.0 --public-url http://sandbox:4010   # in a container, behind a service name
+  $ payments-sandbox --scenario flaky-internal-error --seed 42         # one request in five fails, the same ones each run
+  $ payments-sandbox scenarios list                    # the scenario catalogue
   $ PORT=5000 SANDBOX_IN_MEMORY=1 payments-sandbox     # the same settings from the environment
 `;
 
-/** The command-line program (README, "Configuration"). Exported so tests can parse argv without starting anything. */
+interface Flags {
+  port: number;
+  host: string;
+  data?: string;
+  inMemory?: boolean;
+  publicUrl?: string;
+  scenarios?: string[];
+  scenario?: string;
+  journalSize: number;
+  seed?: string;
+}
+
+/** The command-line program (README, "Configuration"). */
 export function program(): Command {
-  return new Command('payments-sandbox')
+  const command = new Command('payments-sandbox')
     .description('A local sandbox of the merchant Payments API v2.')
     .addOption(new Option('-p, --port <n>', 'TCP port (0: any free one)').env('PORT').default(4010).argParser(port))
     .addOption(new Option('--host <host>', 'interface to listen on').env('SANDBOX_HOST').default('127.0.0.1'))
@@ -26,30 +41,57 @@ export function program(): Command {
     .addOption(new Option('--in-memory', 'keep state in memory only').env('SANDBOX_IN_MEMORY'))
     .addOption(new Option('--public-url <url>', 'base URL of the links it hands out (behind a proxy or in a container)').env('SANDBOX_PUBLIC_URL').argParser(httpUrl))
     .addOption(new Option('--scenarios <dir...>', 'folders of extra scenario files').env('SANDBOX_SCENARIOS'))
+    .addOption(new Option('--scenario <name>', 'force a scenario on every request it applies to (a sticky override)').env('SANDBOX_SCENARIO'))
+    .addOption(new Option('--journal-size <n>', 'requests the journal keeps').env('SANDBOX_JOURNAL_SIZE').default(DEFAULT_JOURNAL_SIZE).argParser(positive))
+    .addOption(new Option('--seed <seed>', 'seed of random draws (probabilistic scenarios, ranged delays), to repeat a run').env('SANDBOX_SEED'))
     .addHelpText('after', EXAMPLES)
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .action((flags: Flags) => serve(flags));
+  command
+    .command('scenarios')
+    .description('the scenario catalogue')
+    .command('list')
+    .description('list the scenarios: name, how to trigger them, what they answer')
+    .addOption(new Option('--scenarios <dir...>', 'folders of extra scenario files').env('SANDBOX_SCENARIOS'))
+    .option('--json', 'print JSON instead of a table')
+    .action(async (flags: { scenarios?: string[]; json?: boolean }) => {
+      const scenarios = await catalogueOrExit([SHIPPED_SCENARIOS, ...(flags.scenarios ?? []).map((folder) => resolve(folder))]);
+      console.log(flags.json ? JSON.stringify(scenarios, null, 2) : scenarioTable(scenarios));
+    });
+  return command;
 }
 
-/** Runs the CLI: parses argv, starts the sandbox, prints where it is, and stops it cleanly on SIGINT/SIGTERM. */
+/** Runs the CLI with `argv` (process.argv). */
 export async function main(argv: string[]): Promise<void> {
-  const command = program();
-  command.parse(argv);
-  const flags = command.opts<{ port: number; host: string; data?: string; inMemory?: boolean; publicUrl?: string; scenarios?: string[] }>();
+  await program().parseAsync(argv);
+}
+
+async function catalogueOrExit(folders: string[]) {
+  try {
+    return await loadCatalogue(folders);
+  } catch (error) {
+    if (error instanceof CatalogueError) fail(error.message);
+    throw error;
+  }
+}
+
+// Starts the sandbox, prints where it is, and stops it cleanly on SIGINT/SIGTERM.
+async function serve(flags: Flags): Promise<void> {
   const options: SandboxOptions = {
     port: flags.port,
     host: flags.host,
     dataFile: flags.inMemory ? undefined : resolve(flags.data ?? DEFAULT_DATA_FILE),
     publicUrl: flags.publicUrl,
     scenarioFolders: flags.scenarios?.map((folder) => resolve(folder)),
+    scenario: flags.scenario,
+    journalSize: flags.journalSize,
+    seed: flags.seed,
   };
   let sandbox;
   try {
     sandbox = await startSandbox(options);
   } catch (error) {
-    if (error instanceof StoreOpenError || error instanceof CatalogueError) {
-      console.error(`payments-sandbox: ${error.message}`);
-      process.exit(1);
-    }
+    if (error instanceof StoreOpenError || error instanceof CatalogueError || /^unknown scenario/.test((error as Error).message)) fail((error as Error).message);
     throw error;
   }
   const keys = sampleKeyPair();
@@ -57,8 +99,9 @@ export async function main(argv: string[]): Promise<void> {
 
   API base      ${sandbox.apiBase}
   links base    ${sandbox.publicUrl}
-  health        ${sandbox.url}/__sandbox/health
+  control API   ${sandbox.url}/__sandbox  (health: ${sandbox.url}/__sandbox/health)
   store         ${options.dataFile ?? '(in memory)'}
+  seed          ${sandbox.seed}${options.scenario ? `\n  scenario      ${options.scenario} (sticky override)` : ''}
 
   A test key pair (any SBTESTPUBK_/SBTESTSECK_ pair works):
     public key  ${keys.publicKey}
@@ -80,9 +123,20 @@ export async function main(argv: string[]): Promise<void> {
   process.once('SIGTERM', () => stop('SIGTERM'));
 }
 
+function fail(message: string): never {
+  console.error(`payments-sandbox: ${message}`);
+  process.exit(1);
+}
+
 function port(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port is a whole number from 0 to 65535');
+  return n;
+}
+
+function positive(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number of at least 1');
   return n;
 }
 

@@ -1,15 +1,155 @@
-import express, { type Router } from 'express';
+import { access, constants } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import { settleExternally } from '../domain/payments.js';
+import type { Payment } from '../domain/records.js';
+import { ApiError, inputError } from '../errors.js';
+import type { OverrideRequest } from '../scenarios/overrides.js';
+import type { ScenarioSelector } from '../scenarios/selector.js';
+import type { Store } from '../store/store.js';
+import { validateRequest } from '../http/validate.js';
+import { operationId, type HttpOperation } from '../validation/operations.js';
+import type { Journal } from './journal.js';
+import { orderView, paymentView, scenarioView } from './views.js';
 
 /** What the control API needs. */
 export interface ControlDependencies {
-  ready: () => boolean;
+  /** the operations of openapi/control-api.yaml */
+  controlOperations: HttpOperation[];
+  store: Store;
+  /** the store file, to check it is writable; absent in memory */
+  dataFile?: string;
+  selector: ScenarioSelector;
+  journal: Journal;
+  now: () => string;
+  /** `ok` once the sandbox serves */
+  state: () => 'starting' | 'ok' | 'stopping';
 }
 
-/** The control API under `/__sandbox` (README, "Control API"). */
+type Handler = (req: Request, res: Response) => Promise<void> | void;
+
+/**
+ * The control API under `/__sandbox` (openapi/control-api.yaml; README,
+ * "Control API"): scenarios, overrides, the journal, stored state, settling
+ * payments, reset, health and readiness. Requests are validated against its
+ * document like the Payments API's; errors come as `{message, error}`.
+ */
 export function controlRouter(deps: ControlDependencies): Router {
   const router = express.Router();
-  router.get('/health', (_req, res) => {
-    res.status(deps.ready() ? 200 : 503).json({ status: deps.ready() ? 'ok' : 'starting' });
+  router.use(express.json({ limit: '100kb' }));
+  const handlers = controlHandlers(deps);
+  for (const operation of deps.controlOperations) {
+    const id = operationId(operation);
+    const handler = handlers[id];
+    if (!handler) throw new Error(`the control API document has an operation without a handler: ${id}`);
+    const path = operation.path.replace(/\{([^}]+)\}/g, ':$1');
+    const method = operation.method.toLowerCase() as 'get' | 'post' | 'delete';
+    const run: RequestHandler = async (req, res) => {
+      await handler(req, res);
+    };
+    router[method](path, validateRequest(operation), run);
+  }
+  router.all('/{*rest}', (req) => {
+    throw new ApiError(404, { message: 'Not Found', error: 'NOT_FOUND' }, undefined);
   });
   return router;
+}
+
+function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
+  const { store, selector, journal } = deps;
+  const merchantOf = (req: Request) => (typeof req.query.publicKey === 'string' ? req.query.publicKey : undefined);
+  const allPayments = (publicKey?: string): Payment[] =>
+    publicKey !== undefined ? store.payments(publicKey) : store.merchants().flatMap((merchant) => store.payments(merchant.publicKey));
+  const onePayment = (req: Request): Payment => {
+    const reference = String(req.params.paymentReference);
+    const found = allPayments(merchantOf(req)).filter((payment) => payment.paymentReference === reference);
+    if (found.length === 0) throw new ApiError(404, { message: `No payment with paymentReference ${reference}`, error: 'NOT_FOUND' });
+    if (found.length > 1) throw inputError(`paymentReference ${reference} is used by more than one merchant: add ?publicKey=`);
+    return found[0]!;
+  };
+  return {
+    getHealth: (_req, res) => {
+      const state = deps.state();
+      res.status(state === 'ok' ? 200 : 503).json({ status: state });
+    },
+    getReadiness: async (_req, res) => {
+      const checks = { documents: true, catalogue: selector.engine.scenarios.length > 0, store: await writable(store, deps.dataFile) };
+      const ready = deps.state() === 'ok' && Object.values(checks).every(Boolean);
+      res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not-ready', checks });
+    },
+    listScenarios: (_req, res) => {
+      res.json({ scenarios: selector.engine.scenarios.map(scenarioView) });
+    },
+    listOverrides: (req, res) => {
+      res.json({ overrides: selector.overrides.list(merchantOf(req)) });
+    },
+    createOverride: (req, res) => {
+      const request = req.body as OverrideRequest;
+      if (request.scenario !== undefined && !selector.engine.find(request.scenario)) {
+        throw inputError(`Unknown scenario ${request.scenario}: GET /__sandbox/scenarios lists them`);
+      }
+      res.status(201).json(selector.overrides.add(request, deps.now()));
+    },
+    deleteOverrides: (req, res) => {
+      selector.overrides.clear(merchantOf(req));
+      res.status(204).end();
+    },
+    deleteOverride: (req, res) => {
+      if (!selector.overrides.remove(String(req.params.id))) throw new ApiError(404, { message: `No override ${String(req.params.id)}`, error: 'NOT_FOUND' });
+      res.status(204).end();
+    },
+    listRequests: (req, res) => {
+      const text = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : undefined);
+      const limit = text('limit') === undefined ? undefined : Number(text('limit'));
+      const requests = journal.query({ path: text('path'), publicKey: text('publicKey'), paymentReference: text('paymentReference'), limit });
+      res.json({ capacity: journal.capacity, count: journal.count, requests });
+    },
+    clearRequests: (req, res) => {
+      journal.clear(merchantOf(req));
+      res.status(204).end();
+    },
+    listMerchants: (_req, res) => {
+      res.json({ merchants: store.merchants().map(({ publicKey, createdAt }) => ({ publicKey, createdAt })) });
+    },
+    listPayments: (req, res) => {
+      res.json({ payments: allPayments(merchantOf(req)).map(paymentView) });
+    },
+    getPayment: (req, res) => {
+      res.json(paymentView(onePayment(req)));
+    },
+    completePayment: async (req, res) => {
+      const payment = onePayment(req);
+      const { outcome, publicKey } = req.body as { outcome: 'success' | 'failure'; publicKey?: string };
+      if (publicKey !== undefined && publicKey !== payment.publicKey) throw new ApiError(404, { message: `No payment with paymentReference ${payment.paymentReference} for ${publicKey}`, error: 'NOT_FOUND' });
+      if (!settleExternally(store, payment, outcome, deps.now(), `control-complete-${outcome}`)) {
+        throw new ApiError(409, { message: `Payment ${payment.paymentReference} is ${payment.status}, not PENDING`, error: 'CONFLICT' });
+      }
+      await store.commit();
+      res.json(paymentView(payment));
+    },
+    listOrders: (req, res) => {
+      const publicKey = merchantOf(req);
+      const orders = publicKey !== undefined ? store.orders(publicKey) : store.merchants().flatMap((merchant) => store.orders(merchant.publicKey));
+      res.json({ orders: orders.map(orderView) });
+    },
+    resetState: async (req, res) => {
+      const publicKey = merchantOf(req);
+      store.reset(publicKey);
+      selector.overrides.clear(publicKey);
+      journal.clear(publicKey);
+      await store.commit();
+      res.json({ reset: publicKey ?? 'all' });
+    },
+  };
+}
+
+async function writable(store: Store, dataFile: string | undefined): Promise<boolean> {
+  if (store.failed) return false;
+  if (dataFile === undefined) return true;
+  try {
+    await access(dirname(dataFile), constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }

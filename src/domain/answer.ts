@@ -1,6 +1,6 @@
 import { ApiError } from '../errors.js';
 import type { Facts } from '../scenarios/engine.js';
-import type { Outcome, Scenario } from '../scenarios/catalogue.js';
+import type { EnvelopeOutcome, Scenario } from '../scenarios/catalogue.js';
 import type { Merchant } from './merchants.js';
 import type { Store } from '../store/store.js';
 
@@ -10,11 +10,14 @@ export interface Envelope {
   data: { code: string; message: string; [field: string]: unknown };
 }
 
-/** What an operation answers: an HTTP status, a body, and the name of the scenario that decided it. */
+/** What an operation answers: an HTTP status, a body, and the rule that decided it (whose delay or fault, if any, the HTTP layer carries out). */
 export interface Answer {
   status: number;
   body: unknown;
+  /** the name of the deciding rule, sent as X-Sandbox-Scenario */
   scenario: string;
+  /** the deciding rule itself, when it came from the catalogue */
+  rule?: Scenario;
 }
 
 /** Absolute URLs of the sandbox's own pages, built on the public base URL (`--public-url`). */
@@ -30,35 +33,39 @@ export interface OperationContext {
   merchant: Merchant;
   store: Store;
   links: Links;
-  /** picks the scenario for a request (README, "Scenarios") */
+  /** picks the rule for a request: a forced one if a selector chose it, else by the request's values (README, "Scenarios") */
   decide(facts: Omit<Facts, 'headers'>): Scenario;
   /** the current time as ISO 8601 UTC */
   now(): string;
 }
 
 /**
- * Carries out a scenario's outcome. An HTTP outcome is thrown as an ApiError
- * tagged with the scenario; a result code is answered in the envelope, with
- * `details()` as data.payments unless the outcome says `payments: empty`.
- * `details` runs (and so stores whatever it stores) only for envelope outcomes.
+ * Carries out a rule's outcome. An HTTP outcome is thrown as an ApiError
+ * named after the rule; a result code is answered in the envelope, with
+ * `details()` under data.payments (or the rule's `field`, or `field`) unless
+ * the outcome says `payments: empty`. `details` runs (and so stores whatever
+ * it stores) only for envelope outcomes.
  * @throws ApiError for an `http` outcome.
  */
-export function answerWith(
-  scenario: Scenario,
-  details: (outcome: Extract<Outcome, { code: string }>) => unknown,
-  field = 'payments',
-): Answer {
+export function answerWith(scenario: Scenario, details: (outcome: EnvelopeOutcome) => unknown, field = 'payments'): Answer {
   const outcome = scenario.then;
-  if ('http' in outcome) {
-    const { status, message, error } = outcome.http;
-    throw tagged(new ApiError(status, message === undefined ? { error } : { message, error }), scenario.name);
-  }
-  const payload = details(outcome);
+  if (outcome.http) throw httpOutcome(scenario);
+  if (outcome.code === undefined || outcome.message === undefined) throw new Error(`scenario ${scenario.name} has no outcome`);
+  // Faults that must change nothing: the operation is not carried out.
+  if (outcome.fault === 'drop-connection' || outcome.fault === 'hang') return { status: 0, body: undefined, scenario: scenario.name, rule: scenario };
+  const payload = details(outcome as EnvelopeOutcome);
   return {
     status: 200,
     scenario: scenario.name,
-    body: envelope(outcome.code, outcome.message, { [field]: outcome.payments === 'empty' ? {} : payload }),
+    rule: scenario,
+    body: envelope(outcome.code, outcome.message, { [outcome.field ?? field]: outcome.payments === 'empty' ? {} : payload }),
   };
+}
+
+/** The ApiError of a rule whose outcome is an HTTP error. */
+export function httpOutcome(scenario: Scenario): ApiError {
+  const { status, message, error } = scenario.then.http!;
+  return new ApiError(status, message === undefined ? { error } : { message, error }, scenario.name);
 }
 
 /** An envelope with extra data fields. */
@@ -72,9 +79,4 @@ export function envelope(code: string, message: string, fields: Record<string, u
  */
 export function refused(rule: string): Answer {
   return { status: 200, scenario: rule, body: envelope('S12', 'Transaction Failed', { payments: {} }) };
-}
-
-/** Attaches the deciding scenario's name to an ApiError, for the X-Sandbox-Scenario header. */
-export function tagged(error: ApiError, scenario: string): ApiError {
-  return Object.assign(error, { scenario });
 }

@@ -1,5 +1,7 @@
 import { inputError, invalidToken, headerTokenMissing, wrongEnvironment } from '../errors.js';
 import type { Store } from '../store/store.js';
+import type { Scenario } from '../scenarios/catalogue.js';
+import { answerWith, type Answer } from './answer.js';
 import {
   isLiveKey, isTestPublicKey, isTestSecretKey, issueToken, parseExchangeKey, tokenBelongsTo, tokenPublicKey,
   type KeyPair, type Merchant,
@@ -13,7 +15,7 @@ import {
 
 /**
  * POST /encrypt/keys: the merchant of a `<secret>.<public>` key, remembered
- * if new. The caller answers with `issueToken(merchant)`.
+ * if new.
  * @throws ApiError 403 Confirm Merchant Environment for a live key, 400 INPUT
  *   for a value that is not a test key pair, 401 when the public key is known
  *   with another secret key.
@@ -27,8 +29,14 @@ export function exchangeKey(store: Store, key: string, now: string): Merchant {
   return remember(store, pair, now);
 }
 
-/** The token of a merchant (see issueToken). */
-export { issueToken };
+/**
+ * POST /encrypt/keys as a whole: the merchant of the key, and the token under
+ * data.EncryptedSecKey (or the spelling the deciding rule gives, spec endpoint 1).
+ */
+export function exchangeKeys(store: Store, key: string, now: string, decide: () => Scenario): Answer {
+  const merchant = exchangeKey(store, key, now);
+  return answerWith(decide(), () => ({ encryptedKey: issueToken(merchant) }), 'EncryptedSecKey');
+}
 
 /**
  * The merchant an Authorization header acts for.

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { processingError } from '../errors.js';
-import { answerWith, tagged, type Answer, type OperationContext } from './answer.js';
+import { answerWith, type Answer, type OperationContext } from './answer.js';
 import { linkingReferenceOf } from './merchants.js';
 import { newPayment } from './payments.js';
 
@@ -49,7 +49,7 @@ export function createCheckoutLink(ctx: OperationContext, body: Body): Answer {
     const expected = Buffer.from(checkoutHash(body, ctx.merchant.secretKey));
     const given = Buffer.from(body.hash.toLowerCase());
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
-      throw tagged(processingError('INVALID HASH'), 'invalid-hash');
+      throw processingError('INVALID HASH', 'invalid-hash');
     }
   }
   const paymentReference = String(body.paymentReference);

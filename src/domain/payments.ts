@@ -5,6 +5,7 @@ import { answerWith, refused, type Answer, type OperationContext } from './answe
 import { linkingReferenceOf } from './merchants.js';
 import { fromMinor, normaliseAmount, toMinor, toNumber } from './money.js';
 import type { Payment, PaymentMethod, StoredCard } from './records.js';
+import type { Store } from '../store/store.js';
 
 /**
  * Payments: initiate, OTP completion, refund and cancel (spec, endpoints 3,
@@ -177,4 +178,18 @@ function paymentNamed(ctx: OperationContext, body: Body): Payment {
   const payment = ctx.store.payment(ctx.merchant.publicKey, paymentReference);
   if (!payment) throw notFound(`No payment with paymentReference ${paymentReference}`);
   return payment;
+}
+
+/**
+ * Settles a pending payment as the outside world would (3-D Secure answered,
+ * transfer received): SUCCESSFUL with 00 Successful, or FAILED with S12
+ * Transaction Failed. Used by the control API and the customer pages.
+ * @returns false, changing nothing, when the payment is not PENDING.
+ */
+export function settleExternally(store: Store, payment: Payment, outcome: 'success' | 'failure', now: string, scenario: string): boolean {
+  if (payment.status !== 'PENDING') return false;
+  const [status, code, message] = outcome === 'success' ? (['SUCCESSFUL', '00', 'Successful'] as const) : (['FAILED', 'S12', 'Transaction Failed'] as const);
+  Object.assign(payment, { status, code, message, scenario, updatedAt: now });
+  store.putPayment(payment);
+  return true;
 }

@@ -1,61 +1,72 @@
-import express, { type Request, type RequestHandler, type Router } from 'express';
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Answer, Links, OperationContext } from '../domain/answer.js';
-import { authenticate, checkPublicKey, exchangeKey, issueToken } from '../domain/authentication.js';
+import { httpOutcome } from '../domain/answer.js';
+import { authenticate, checkPublicKey, exchangeKeys } from '../domain/authentication.js';
 import { computeHash, createCheckoutLink } from '../domain/checkout.js';
-import type { Merchant } from '../domain/merchants.js';
+import { parseExchangeKey, type Merchant } from '../domain/merchants.js';
 import { createOrder, listOrders, updateOrders } from '../domain/orders.js';
-import { cancelPayment, completePayment, initiatePayment, refundPayment } from '../domain/payments.js';
+import { cancelPayment, completePayment, initiatePayment, refundPayment, variantOf } from '../domain/payments.js';
 import { ApiError, notFound } from '../errors.js';
 import type { OperationId } from '../scenarios/catalogue.js';
-import type { ScenarioEngine } from '../scenarios/engine.js';
+import { SCENARIO_HEADER, type ScenarioSelector, type Selection } from '../scenarios/selector.js';
 import type { Store } from '../store/store.js';
 import { operationId, type HttpOperation } from '../validation/operations.js';
+import { actionFor, delayMs, dropConnection, pause, type HungConnections } from './faults.js';
+import { journalRecorder } from './journal-recorder.js';
+import type { Journal } from '../control/journal.js';
 import { validateRequest } from './validate.js';
 
 /** What the Payments API router needs. */
 export interface ApiDependencies {
   operations: HttpOperation[];
   store: Store;
-  engine: ScenarioEngine;
+  selector: ScenarioSelector;
+  journal: Journal;
+  hung: HungConnections;
   links: Links;
   now: () => string;
 }
 
 type Body = Record<string, unknown>;
-type Operation = (ctx: OperationContext, body: Body, req: Request) => Answer;
+type Operation = (ctx: OperationContext, body: Body) => Answer;
 
-/** The handler of each operationId of openapi/payments-api.yaml. exchangeKeys is answered apart: it has no merchant yet. */
+/** The handler of each operationId of openapi/payments-api.yaml but exchangeKeys, which has no merchant yet. */
 const OPERATIONS: Record<Exclude<OperationId, 'exchangeKeys'>, Operation> = {
-  computeHash: (ctx, body) => computeHash(ctx, body),
-  initiatePayment: (ctx, body) => initiatePayment(ctx, body),
-  createCheckoutLink: (ctx, body) => createCheckoutLink(ctx, body),
-  createOrder: (ctx, body) => createOrder(ctx, body),
-  updateOrders: (ctx, body) => updateOrders(ctx, body),
+  computeHash,
+  initiatePayment,
+  createCheckoutLink,
+  createOrder,
+  updateOrders,
   listOrders: (ctx) => listOrders(ctx),
   validatePayment: (ctx, body) => completePayment(ctx, 'validatePayment', body),
   completeMomoPayment: (ctx, body) => completePayment(ctx, 'completeMomoPayment', body),
-  refundPayment: (ctx, body) => refundPayment(ctx, body),
-  cancelPayment: (ctx, body) => cancelPayment(ctx, body),
+  refundPayment,
+  cancelPayment,
 };
 
 /**
  * The Payments API v2 under `/api/v2`: one route per operation of the
- * OpenAPI document. A request goes: JSON body -> authentication -> validation
- * against the document -> the operation -> group commit -> the envelope.
+ * OpenAPI document. A request goes: journal -> JSON body -> authentication ->
+ * validation against the document -> scenario selectors (header, override) ->
+ * the operation -> group commit -> delay or fault -> the envelope.
  */
 export function apiRouter(deps: ApiDependencies): Router {
   const router = express.Router();
+  router.use(journalRecorder(deps));
   // Read every body as JSON, whatever its Content-Type says: the API speaks nothing else.
   router.use(express.json({ type: () => true, limit: '1mb' }));
   for (const operation of deps.operations) {
     const id = operationId(operation) as OperationId;
     const path = operation.path.replace(/\{([^}]+)\}/g, ':$1');
     const method = operation.method.toLowerCase() as 'get' | 'post' | 'put';
-    router[method](path, ...handlersFor(id, operation, deps));
+    router[method](path, (_req, res, next) => {
+      res.locals.operation = id;
+      next();
+    }, ...handlersFor(id, operation, deps));
   }
   // The key exchange answers its 404 with `error` only (spec, endpoint 1).
   router.all(['/encrypt/keys', '/encrypt/keys/{*rest}'], () => {
-    throw new ApiError(404, { error: 'Not Found' });
+    throw new ApiError(404, { error: 'Not Found' }, 'keys-not-found');
   });
   router.all('/{*rest}', (req) => {
     throw notFound(`No resource at ${req.method} ${req.baseUrl}${req.path}`);
@@ -68,14 +79,8 @@ function handlersFor(id: OperationId, operation: HttpOperation, deps: ApiDepende
   if (id === 'exchangeKeys') {
     return [
       validate,
-      answer(deps, (req) => {
-        const merchant = exchangeKey(deps.store, String((req.body as Body).key), deps.now());
-        return {
-          status: 200,
-          scenario: deps.engine.decide({ operation: id, body: req.body as Body, headers: {} }).name,
-          body: { status: 'SUCCESS', data: { code: '00', message: 'Successful', EncryptedSecKey: { encryptedKey: issueToken(merchant) } } },
-        };
-      }),
+      select(deps, id),
+      answer(deps, (req, res) => exchangeKeys(deps.store, String((req.body as Body).key), deps.now(), () => decide(deps, req, res, { operation: id, body: req.body as Body }))),
     ];
   }
   const allowBasic = (operation.security ?? []).some((set) => set.some((scheme) => scheme.type === 'http' && scheme.scheme === 'basic'));
@@ -90,29 +95,64 @@ function handlersFor(id: OperationId, operation: HttpOperation, deps: ApiDepende
     next();
   };
   const run = OPERATIONS[id];
-  return [
-    authenticated,
-    validate,
-    checkBody,
-    answer(deps, (req, merchant) => run(context(deps, merchant!, req), (req.body ?? {}) as Body, req)),
-  ];
+  return [authenticated, validate, checkBody, select(deps, id), answer(deps, (req, res) => run(context(deps, req, res), (req.body ?? {}) as Body))];
 }
 
-function context(deps: ApiDependencies, merchant: Merchant, req: Request): OperationContext {
-  return {
-    merchant,
-    store: deps.store,
-    links: deps.links,
-    now: deps.now,
-    decide: (facts) => deps.engine.decide({ ...facts, headers: req.headers }),
+// The header and override selectors choose before the operation runs, so that
+// a fault that must change nothing (drop-connection, hang) or a forced HTTP
+// error happens before anything is stored.
+function select(deps: ApiDependencies, operation: OperationId): RequestHandler {
+  return (req, res, next) => {
+    const body = (req.body ?? {}) as Body;
+    const merchant = res.locals.merchant as Merchant | undefined;
+    const selection = deps.selector.select(
+      {
+        operation,
+        variant: operation === 'initiatePayment' ? variantOf(body) : undefined,
+        publicKey: merchant?.publicKey ?? parseExchangeKey(String(body.key ?? ''))?.publicKey,
+      },
+      req.get(SCENARIO_HEADER),
+    );
+    res.locals.selection = selection;
+    const early = actionFor(selection.action, selection.forced);
+    res.locals.action = early;
+    if (early?.fault === 'drop-connection') return dropConnection(req, res, early.name);
+    if (early?.fault === 'hang') return deps.hung.hold(req, res, early.name);
+    if (selection.forced?.then.http) throw httpOutcome(selection.forced);
+    next();
   };
 }
 
-// Answers only once every change the operation made is on disk (group commit).
-function answer(deps: ApiDependencies, operate: (req: Request, merchant?: Merchant) => Answer): RequestHandler {
+function decide(deps: ApiDependencies, req: Request, res: Response, facts: Parameters<OperationContext['decide']>[0]) {
+  const selection = res.locals.selection as Selection;
+  return selection.forced ?? deps.selector.engine.decide({ ...facts, headers: req.headers });
+}
+
+function context(deps: ApiDependencies, req: Request, res: Response): OperationContext {
+  return {
+    merchant: res.locals.merchant as Merchant,
+    store: deps.store,
+    links: deps.links,
+    now: deps.now,
+    decide: (facts) => decide(deps, req, res, facts),
+  };
+}
+
+// Answers only once every change the operation made is on disk (group commit),
+// then carries out the delay or fault of the deciding rule or the selector.
+function answer(deps: ApiDependencies, operate: (req: Request, res: Response) => Answer): RequestHandler {
   return async (req, res) => {
-    const result = operate(req, res.locals.merchant as Merchant | undefined);
+    const result = operate(req, res);
     await deps.store.commit();
-    res.set('X-Sandbox-Scenario', result.scenario).status(result.status).json(result.body);
+    const action = actionFor((res.locals.selection as Selection).action, result.rule);
+    res.locals.action = action;
+    res.set('X-Sandbox-Scenario', result.scenario);
+    if (action?.fault === 'hang') return deps.hung.hold(req, res, action.name);
+    if (action?.fault === 'drop-connection') return dropConnection(req, res, action.name);
+    const delay = delayMs(action?.delay, deps.selector.engine.random);
+    if (delay > 0) res.set('X-Sandbox-Delay', String(delay));
+    await pause(delay);
+    if (action?.fault === 'lose-response') return dropConnection(req, res, action.name);
+    res.status(result.status).json(result.body);
   };
 }

@@ -1,28 +1,28 @@
 import express, { type Express } from 'express';
 import { notFound } from '../errors.js';
-import { controlRouter } from '../control/router.js';
+import { controlRouter, type ControlDependencies } from '../control/router.js';
 import { apiRouter, type ApiDependencies } from './api.js';
 import { renderError } from './render-error.js';
 
 /** The base path of the Payments API (spec, Conventions: `{base_url}` ends in `/api/v2`). */
 export const API_BASE = '/api/v2';
 
+/** The base path of the control API. */
+export const CONTROL_BASE = '/__sandbox';
+
 /** Everything the express app is made of. */
-export interface AppDependencies extends ApiDependencies {
-  /** true once the sandbox serves; `GET /__sandbox/health` answers 200 then */
-  ready: () => boolean;
-}
+export type AppDependencies = ApiDependencies & ControlDependencies;
 
 /** The sandbox's express app: the Payments API, the control API, and one error renderer. */
 export function createApp(deps: AppDependencies): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use('/__sandbox', controlRouter(deps));
+  app.use(CONTROL_BASE, controlRouter(deps));
   app.use(API_BASE, apiRouter(deps));
   app.all('/{*rest}', (req) => {
     throw notFound(`No resource at ${req.method} ${req.path}; the Payments API is under ${API_BASE}`);
   });
-  app.use(renderError);
+  app.use(renderError(deps.selector.engine.random, API_BASE));
   return app;
 }

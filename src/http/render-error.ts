@@ -1,16 +1,26 @@
 import type { ErrorRequestHandler } from 'express';
 import { ApiError, badRequest, internalError } from '../errors.js';
+import type { Action } from '../scenarios/selector.js';
+import { delayMs, pause } from './faults.js';
 
 /**
  * The one place errors become responses: an ApiError as its status and body;
  * a body that could not be read as 400 Bad Request (spec, Errors); anything
- * else as 500 Internal Server Error / PROCESSING, logged to stderr.
+ * else as 500 Internal Server Error / PROCESSING, logged to stderr. Payments
+ * API answers name their rule in X-Sandbox-Scenario and keep a selected delay.
  */
-export const renderError: ErrorRequestHandler = (error, _req, res, _next) => {
-  const apiError = toApiError(error);
-  if (apiError.scenario) res.set('X-Sandbox-Scenario', apiError.scenario);
-  res.status(apiError.status).json(apiError.body);
-};
+export function renderError(random: () => number, apiBase: string): ErrorRequestHandler {
+  return async (error, req, res, _next) => {
+    const apiError = toApiError(error);
+    if (req.originalUrl.startsWith(apiBase)) {
+      res.set('X-Sandbox-Scenario', apiError.scenario ?? 'internal-error');
+      const delay = delayMs((res.locals.action as Action | undefined)?.delay, random);
+      if (delay > 0) res.set('X-Sandbox-Delay', String(delay));
+      await pause(delay);
+    }
+    res.status(apiError.status).json(apiError.body);
+  };
+}
 
 function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;

@@ -1,6 +1,6 @@
 import { AMOUNT_PATTERN, toMinor } from '../domain/money.js';
 import type { Payment } from '../domain/records.js';
-import type { Condition, OperationId, Scenario, Variant } from './catalogue.js';
+import { hasOutcome, operationsOf, type Condition, type OperationId, type Scenario, type Variant } from './catalogue.js';
 
 /** What the engine knows of a request when it picks a scenario. */
 export interface Facts {
@@ -16,20 +16,30 @@ export interface Facts {
 }
 
 /**
- * Picks the outcome of a request from the catalogue: the first scenario whose
- * match holds wins (README, "Scenarios").
+ * Picks the outcome of a request from the catalogue by the values of the
+ * request: the first rule that is not explicit and whose match holds wins
+ * (README, "Scenarios"). The header and override selectors sit in front of it
+ * (src/scenarios/selector.ts).
  */
 export class ScenarioEngine {
-  /** @param scenarios the catalogue, in the order its rules are tried */
-  constructor(readonly scenarios: readonly Scenario[]) {}
+  /**
+   * @param scenarios the catalogue, in the order its rules are tried
+   * @param random    a source of numbers in [0, 1) for rules with a probability (seeded by --seed)
+   */
+  constructor(
+    readonly scenarios: readonly Scenario[],
+    readonly random: () => number = Math.random,
+  ) {}
 
   /**
-   * The scenario that decides a request.
-   * @throws Error when no scenario matches: the shipped catalogue has a
-   *   default rule for every operation, so this means a broken catalogue.
+   * The rule whose outcome answers a request.
+   * @throws Error when no rule matches: the shipped catalogue has a default
+   *   rule for every operation, so this means a broken catalogue.
    */
   decide(facts: Facts): Scenario {
-    const scenario = this.scenarios.find((candidate) => matches(candidate, facts));
+    const scenario = this.scenarios.find(
+      (candidate) => !candidate.explicit && hasOutcome(candidate) && matches(candidate, facts) && this.chance(candidate),
+    );
     if (!scenario) throw new Error(`no scenario matches ${facts.operation}`);
     return scenario;
   }
@@ -38,13 +48,24 @@ export class ScenarioEngine {
   find(name: string): Scenario | undefined {
     return this.scenarios.find((scenario) => scenario.name === name);
   }
+
+  /** Rolls the rule's probability: true at once for a rule without one. */
+  chance(scenario: Scenario): boolean {
+    const probability = scenario.match.probability;
+    return probability === undefined || this.random() < probability;
+  }
+}
+
+/** True when a scenario can answer this operation (and initiate variant), whatever the request's values. */
+export function appliesTo(scenario: Scenario, operation: OperationId, variant?: Variant): boolean {
+  if (!operationsOf(scenario).includes(operation)) return false;
+  return !scenario.match.variant || variant === undefined || scenario.match.variant.includes(variant);
 }
 
 /** True when every part of the scenario's `match` holds for the facts. */
 export function matches(scenario: Scenario, facts: Facts): boolean {
   const { match } = scenario;
-  const operations = Array.isArray(match.operation) ? match.operation : [match.operation];
-  if (!operations.includes(facts.operation)) return false;
+  if (!operationsOf(scenario).includes(facts.operation)) return false;
   if (match.variant && (!facts.variant || !match.variant.includes(facts.variant))) return false;
   for (const [field, condition] of Object.entries(match.body ?? {})) {
     if (!holds(condition, facts.body[field])) return false;

@@ -1,10 +1,17 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalogue, type Sandbox } from '../../src/index.js';
-import type { ExampleRequest, Scenario } from '../../src/scenarios/catalogue.js';
-import { ApiClient, sandboxForTest, type TestMerchant } from '../support/sandbox.js';
+import { hasOutcome, type ExampleRequest, type Scenario } from '../../src/scenarios/catalogue.js';
+import { ApiClient, sandboxForTest, type ApiResponse, type TestMerchant } from '../support/sandbox.js';
+
+/**
+ * Every rule of the shipped catalogue, reached every way it can be: by the
+ * values of its example (unless it is explicit), by the X-Sandbox-Scenario
+ * header, and by an override set over the control API.
+ */
 
 const ROUTES: Record<ExampleRequest['operation'], ['GET' | 'POST' | 'PUT', string]> = {
   exchangeKeys: ['POST', '/encrypt/keys'],
@@ -25,47 +32,106 @@ let sandbox: Sandbox;
 let api: ApiClient;
 
 beforeAll(async () => {
-  sandbox = await sandboxForTest();
+  sandbox = await sandboxForTest({ seed: 'catalogue' });
   api = await ApiClient.for(sandbox);
 });
 afterAll(() => sandbox.close());
 
 /** Sends one example request as `merchant`, filling in publicKey and the last linkingReference seen. */
-async function send(merchant: TestMerchant, request: ExampleRequest, linkingReference: string | undefined) {
-  const [method, template] = ROUTES[request.operation];
+function send(merchant: TestMerchant, example: ExampleRequest, linkingReference: string | undefined, headers: Record<string, string> = {}) {
+  const [method, template] = ROUTES[example.operation];
   const path = template.replace('{publicKey}', merchant.publicKey);
-  if (request.operation === 'exchangeKeys') return api.send(method, path, { key: `${merchant.secretKey}.${merchant.publicKey}` });
-  const body = request.body && JSON.parse(JSON.stringify({ publicKey: merchant.publicKey, ...request.body }).replaceAll('$linkingReference', linkingReference ?? ''));
-  const auth = request.operation === 'refundPayment' || request.operation === 'cancelPayment' ? merchant.basic : `Bearer ${merchant.token}`;
-  return api.send(method, path, method === 'GET' ? undefined : body, auth);
+  const options = { headers, timeoutMs: 3000 };
+  if (example.operation === 'exchangeKeys') return api.send(method, path, { key: `${merchant.secretKey}.${merchant.publicKey}` }, undefined, undefined, options);
+  const body = example.body && JSON.parse(JSON.stringify({ publicKey: merchant.publicKey, ...example.body }).replaceAll('$linkingReference', linkingReference ?? ''));
+  const auth = example.operation === 'refundPayment' || example.operation === 'cancelPayment' ? merchant.basic : `Bearer ${merchant.token}`;
+  return api.send(method, path, method === 'GET' ? undefined : body, auth, undefined, options);
 }
+
+/** Runs a rule's example on a fresh merchant; `arrange` runs after the `given` requests, just before the example request. */
+async function replay(scenario: Scenario, how: { header?: boolean; arrange?: (merchant: TestMerchant) => Promise<void> } = {}) {
+  const merchant = await api.merchant();
+  let linkingReference: string | undefined;
+  for (const given of scenario.example.given ?? []) {
+    const response = await send(merchant, given, linkingReference);
+    expect(response.status, `given ${given.operation}`).toBe(200);
+    linkingReference = response.body.data?.payments?.linkingReference ?? linkingReference;
+  }
+  await how.arrange?.(merchant);
+  const response = await send(merchant, scenario.example.request, linkingReference, how.header ? { 'X-Sandbox-Scenario': scenario.name } : {});
+  return { merchant, response };
+}
+
+function expectOutcome(scenario: Scenario, response: ApiResponse) {
+  const { expect: expected } = scenario.example;
+  expect(response.status).toBe(expected.status);
+  if (expected.status === 0) return;
+  // A rule that only delays leaves the outcome to the other rules; the others name themselves.
+  if (hasOutcome(scenario)) expect(response.headers['x-sandbox-scenario']).toBe(scenario.name);
+  if (expected.code) expect(response.body.data.code).toBe(expected.code);
+  if (expected.message) expect(response.body.data?.message ?? response.body.message).toBe(expected.message);
+  if (expected.error) expect(response.body.error).toBe(expected.error);
+  if (expected.field) expect(response.body.data).toHaveProperty(expected.field);
+  const delay = scenario.then.delay;
+  if (delay) {
+    const ms = Number(response.headers['x-sandbox-delay']);
+    if ('ms' in delay) expect(ms).toBe(delay.ms);
+    else expect(ms >= delay.minMs && ms <= delay.maxMs, `${ms} ms`).toBe(true);
+  }
+}
+
+const rules = shipped.map((scenario) => [scenario.name, scenario] as const);
 
 describe('the shipped catalogue', () => {
   it('has a default rule for every operation', () => {
     for (const operation of Object.keys(ROUTES)) {
-      const defaults = shipped.filter((scenario) => {
-        const operations = [scenario.match.operation].flat();
-        return operations.includes(operation as never) && !scenario.match.body && !scenario.match.payment && !scenario.match.headers;
-      });
+      const defaults = shipped.filter(
+        (scenario) =>
+          [scenario.match.operation].flat().includes(operation as never) &&
+          !scenario.explicit && !scenario.match.body && !scenario.match.payment && !scenario.match.headers,
+      );
       expect(defaults.length, operation).toBeGreaterThan(0);
     }
   });
 
-  it.each(shipped.map((scenario) => [scenario.name, scenario] as const))('%s: its example is answered as it says', async (name, scenario: Scenario) => {
-    const merchant = await api.merchant();
-    let linkingReference: string | undefined;
-    for (const given of scenario.example.given ?? []) {
-      const response = await send(merchant, given, linkingReference);
-      expect(response.status, `given ${given.operation}`).toBe(200);
-      linkingReference = response.body.data?.payments?.linkingReference ?? linkingReference;
+  it('reaches every documented result code and HTTP error', () => {
+    const reached = new Set(shipped.map((scenario) => scenario.then.code ?? `${scenario.then.http?.status} ${scenario.then.http?.message}`));
+    for (const outcome of ['00', '20', 'S20', 'NIP', 'S12', 'S7', 'S18', '400 Bad Request', '400 Payment Type cannot be null', '401 Invalid Authentication Token',
+      '403 Header Token Missing', '403 Confirm Merchant Environment', '404 Not Found', '500 Internal Server Error', '500 Transaction with reference exists']) {
+      expect(reached, outcome).toContain(outcome);
     }
-    const response = await send(merchant, scenario.example.request, linkingReference);
-    const { expect: expected } = scenario.example;
-    expect(response.status).toBe(expected.status);
-    expect(response.headers['x-sandbox-scenario']).toBe(name);
-    if (expected.code) expect(response.body.data.code).toBe(expected.code);
-    if (expected.message) expect(response.body.data?.message ?? response.body.message).toBe(expected.message);
-    if (expected.error) expect(response.body.error).toBe(expected.error);
+    const failures = new Set(shipped.filter((scenario) => scenario.then.code === 'S12').map((scenario) => scenario.then.message));
+    expect(failures).toContain('Transaction Failed');
+    expect([...failures].some((message) => /reference must be unique/.test(message!))).toBe(true);
+  });
+
+  it.each(rules.filter(([, scenario]) => !scenario.explicit))('%s: reached by the values of its example', async (_name, scenario) => {
+    expectOutcome(scenario, (await replay(scenario)).response);
+  });
+
+  it.each(rules)('%s: reached by the X-Sandbox-Scenario header', async (_name, scenario) => {
+    expectOutcome(scenario, (await replay(scenario, { header: true })).response);
+  });
+
+  it.each(rules)('%s: reached by an override for the next request', async (_name, scenario) => {
+    // A rule with a probability holds only for a share of requests: the override waits for its turn (the seed is fixed).
+    const tries = scenario.match.probability ? 40 : 1;
+    let response: ApiResponse | undefined;
+    for (let attempt = 0; attempt < tries; attempt += 1) {
+      let id = '';
+      ({ response } = await replay(scenario, {
+        arrange: async (merchant) => {
+          const created = await request(sandbox.app).post('/__sandbox/overrides').send({ scenario: scenario.name, publicKey: merchant.publicKey, times: 1 });
+          expect(created.status).toBe(201);
+          id = created.body.id;
+        },
+      }));
+      const left = await request(sandbox.app).get('/__sandbox/overrides');
+      const used = !left.body.overrides.some((override: { id: string }) => override.id === id);
+      if (used) break;
+      await request(sandbox.app).delete(`/__sandbox/overrides/${id}`);
+    }
+    expectOutcome(scenario, response!);
   });
 });
 
@@ -77,10 +143,13 @@ describe('loading a catalogue', () => {
     await expect(loadCatalogue([folder])).rejects.toThrow(`${file}: entry 1 ("broken-rule") /scenarios/1/match/operation`);
   });
 
-  it('stops on a file that is not YAML, and on a name used twice', async () => {
+  it('stops on a file that is not YAML, on a modifier that is not explicit, and on a name used twice', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'scenarios-'));
     await writeFile(join(folder, 'bad.yaml'), 'scenarios: [\n');
     await expect(loadCatalogue([folder])).rejects.toThrow(`${join(folder, 'bad.yaml')}: not YAML`);
+    const modifier = await mkdtemp(join(tmpdir(), 'scenarios-'));
+    await writeFile(join(modifier, 'slow.yaml'), 'scenarios:\n  - name: slow\n    description: d\n    match: { operation: listOrders }\n    then: { delay: { ms: 5 } }\n    example: { request: { operation: listOrders }, expect: { status: 200 } }\n');
+    await expect(loadCatalogue([modifier])).rejects.toThrow('entry 0 ("slow")');
     const twice = await mkdtemp(join(tmpdir(), 'scenarios-'));
     const rule = shipped.find((scenario) => scenario.name === 'otp-correct')!;
     const { source: _source, ...copy } = rule;

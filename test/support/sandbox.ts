@@ -41,13 +41,32 @@ export class ApiClient {
     return new ApiClient(sandbox, await paymentsOperations());
   }
 
-  /** Sends a request to `/api/v2<path>`; `auth` is the whole Authorization value, or none. */
-  async send(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, auth?: string, raw?: string): Promise<ApiResponse> {
+  /**
+   * Sends a request to `/api/v2<path>`; `auth` is the whole Authorization value, or none.
+   * A request that gets no answer (the connection closed, or `timeoutMs` passed) resolves with status 0.
+   */
+  async send(
+    method: 'GET' | 'POST' | 'PUT',
+    path: string,
+    body?: unknown,
+    auth?: string,
+    raw?: string,
+    options: { headers?: Record<string, string>; timeoutMs?: number } = {},
+  ): Promise<ApiResponse> {
     let call = request(this.sandbox.app)[method.toLowerCase() as 'get'](`/api/v2${path}`);
     if (auth) call = call.set('Authorization', auth);
+    for (const [name, value] of Object.entries(options.headers ?? {})) call = call.set(name, value);
+    if (options.timeoutMs !== undefined) call = call.timeout(options.timeoutMs);
     if (raw !== undefined) call = call.set('Content-Type', 'application/json').send(raw);
     else if (body !== undefined) call = call.send(body as object);
-    const response = await call;
+    let response;
+    try {
+      response = await call;
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'ECONNRESET' || code === 'ECONNABORTED' || (error as Error).message === 'socket hang up') return { status: 0, body: undefined, headers: {} };
+      throw error;
+    }
     const result = { status: response.status, body: response.body, headers: response.headers as Record<string, string> };
     this.check(method, path, result);
     return result;
@@ -83,6 +102,8 @@ export class ApiClient {
   }
 
   private check(method: string, path: string, response: ApiResponse): void {
+    // Every Payments API answer names the rule that decided it.
+    expect(response.headers['x-sandbox-scenario'], `X-Sandbox-Scenario of ${method} ${path}`).toMatch(/^[a-z0-9-]+$/);
     const operation = this.operationOf(method, path);
     if (!operation) {
       // Outside the document: only the spec's error body is possible.

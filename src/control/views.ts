@@ -1,0 +1,27 @@
+import type { Order, Payment } from '../domain/records.js';
+import { hasOutcome, operationsOf, type Scenario } from '../scenarios/catalogue.js';
+import { maskCard } from './journal.js';
+
+/** A payment as the control API shows it: the card as BIN, last four and a masked number; never its token. */
+export function paymentView(payment: Payment): Record<string, unknown> {
+  const { card, ...rest } = payment;
+  if (!card) return rest;
+  return { ...rest, card: { bin: card.bin, last4: card.last4, number: maskCard(`${card.bin}${'0'.repeat(6)}${card.last4}`) } };
+}
+
+/** An order as the control API shows it. */
+export const orderView = (order: Order): Order => order;
+
+/** A catalogue rule as the control API lists it. */
+export function scenarioView(scenario: Scenario): Record<string, unknown> {
+  return {
+    name: scenario.name,
+    description: scenario.description,
+    explicit: scenario.explicit === true || !hasOutcome(scenario),
+    operations: operationsOf(scenario),
+    match: scenario.match,
+    then: scenario.then,
+    example: scenario.example,
+    source: scenario.source,
+  };
+}

@@ -1,0 +1,51 @@
+import type { RequestHandler } from 'express';
+import { maskBody, type Journal } from '../control/journal.js';
+import type { Merchant } from '../domain/merchants.js';
+import { parseExchangeKey } from '../domain/merchants.js';
+import type { Store } from '../store/store.js';
+
+type Body = Record<string, unknown> | undefined;
+
+/**
+ * Records every Payments API request in the journal once its connection is
+ * done with: answered (status and body), or closed without an answer by a
+ * fault (status 0). Credentials and card data never reach the journal.
+ */
+export function journalRecorder(deps: { journal: Journal; store: Store; now: () => string }): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    const time = deps.now();
+    const path = req.path;
+    const json = res.json.bind(res);
+    res.json = (body: unknown) => {
+      res.locals.responseBody = body;
+      return json(body);
+    };
+    res.once('close', () => {
+      const body = req.body as Body;
+      const publicKey =
+        (res.locals.merchant as Merchant | undefined)?.publicKey ??
+        (typeof body?.publicKey === 'string' ? body.publicKey : undefined) ??
+        (typeof body?.key === 'string' ? parseExchangeKey(body.key)?.publicKey : undefined);
+      const answered = res.locals.responseBody as { data?: { payments?: { paymentReference?: string } } } | undefined;
+      const linked = typeof body?.linkingReference === 'string' && publicKey ? deps.store.paymentByLinkingReference(publicKey, body.linkingReference) : undefined;
+      const headers: Record<string, unknown> = { ...req.headers };
+      if (headers.authorization !== undefined) headers.authorization = '[redacted]';
+      deps.journal.record({
+        time,
+        method: req.method,
+        path,
+        publicKey,
+        paymentReference: (typeof body?.paymentReference === 'string' ? body.paymentReference : undefined) ?? linked?.paymentReference ?? answered?.data?.payments?.paymentReference,
+        operation: res.locals.operation as string | undefined,
+        status: res.locals.fault ? 0 : res.statusCode,
+        scenario: (res.getHeader('x-sandbox-scenario') as string | undefined) ?? undefined,
+        fault: res.locals.fault as string | undefined,
+        durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+        request: { headers, body: maskBody(body) },
+        response: res.locals.responseBody === undefined ? undefined : { body: res.locals.responseBody },
+      });
+    });
+    next();
+  };
+}
