@@ -157,3 +157,11 @@ describe('loading a catalogue', () => {
     await expect(loadCatalogue([join(rule.source, '..'), twice])).rejects.toThrow('"otp-correct" is already defined');
   });
 });
+
+describe('the README', () => {
+  it('lists every rule of the shipped catalogue in its catalogue table', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    for (const scenario of shipped) expect(readme, scenario.name).toContain(`| \`${scenario.name}\` |`);
+  });
+});
