@@ -4,7 +4,7 @@ import type { OperationId, Variant } from '../scenarios/catalogue.js';
 import { answerWith, refused, type Answer, type OperationContext } from './answer.js';
 import { linkingReferenceOf } from './merchants.js';
 import { fromMinor, normaliseAmount, toMinor, toNumber } from './money.js';
-import type { Payment, PaymentMethod, StoredCard } from './records.js';
+import type { Payment, PaymentMethod, StoredCard, TransferAccount } from './records.js';
 import type { Store } from '../store/store.js';
 
 /**
@@ -76,16 +76,19 @@ export function newPayment(ctx: OperationContext, body: Body, method: PaymentMet
     if (body[field] !== undefined && body[field] !== null) payment[field] = String(body[field]);
   }
   if (method === 'CARD' && typeof body.cardNumber === 'string') payment.card = cardOf(body.cardNumber);
-  if (method === 'TRANSFER') {
-    const digits = BigInt(`0x${createHash('sha256').update(linkingReference).digest('hex').slice(0, 15)}`);
-    payment.transfer = {
-      walletName: `${payment.fullName ?? 'Customer'} / Sandbox Pay`,
-      wallet: `SBWALLET_${linkingReference.slice(6, 18)}`,
-      bankName: 'Sandbox Bank',
-      accountNumber: String(digits % 10_000_000_000n).padStart(10, '0'),
-    };
-  }
+  if (method === 'TRANSFER') payment.transfer = transferAccountOf(payment);
   return payment;
+}
+
+/** The account a transfer payment is paid into: derived from its linkingReference, so the same payment always shows the same account. */
+export function transferAccountOf(payment: Pick<Payment, 'linkingReference' | 'fullName'>): TransferAccount {
+  const digits = BigInt(`0x${createHash('sha256').update(payment.linkingReference).digest('hex').slice(0, 15)}`);
+  return {
+    walletName: `${payment.fullName ?? 'Customer'} / Sandbox Pay`,
+    wallet: `SBWALLET_${payment.linkingReference.slice(6, 18)}`,
+    bankName: 'Sandbox Bank',
+    accountNumber: String(digits % 10_000_000_000n).padStart(10, '0'),
+  };
 }
 
 /** What is kept of a card: BIN, last four and a random token. */

@@ -56,6 +56,8 @@ export interface Payment {
   productDescription?: string;
   card?: StoredCard;
   transfer?: TransferAccount;
+  /** how the customer chose to pay on the hosted checkout page (CHECKOUT and ORDER payments) */
+  channel?: 'CARD' | 'ACCOUNT' | 'TRANSFER';
   /** merchant URLs the customer is sent back to */
   redirectUrl?: string;
   callbackUrl?: string;

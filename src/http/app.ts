@@ -3,6 +3,7 @@ import { notFound } from '../errors.js';
 import { controlRouter, type ControlDependencies } from '../control/router.js';
 import { apiRouter, type ApiDependencies } from './api.js';
 import { renderError } from './render-error.js';
+import { ASSETS, pagesRouter } from '../pages/router.js';
 
 /** The base path of the Payments API (spec, Conventions: `{base_url}` ends in `/api/v2`). */
 export const API_BASE = '/api/v2';
@@ -18,7 +19,13 @@ export function createApp(deps: AppDependencies): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // The dashboard is a static page that talks to the control API from the browser.
+  app.get([CONTROL_BASE, `${CONTROL_BASE}/`], (_req, res) => {
+    res.set('Content-Security-Policy', "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'");
+    res.sendFile('dashboard.html', { root: ASSETS });
+  });
   app.use(CONTROL_BASE, controlRouter(deps));
+  app.use('/pages', pagesRouter({ store: deps.store, engine: deps.selector.engine, now: deps.now }));
   app.use(API_BASE, apiRouter(deps));
   app.all('/{*rest}', (req) => {
     throw notFound(`No resource at ${req.method} ${req.path}; the Payments API is under ${API_BASE}`);

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler } from 'express';
-import { ApiError, badRequest, internalError } from '../errors.js';
+import { ApiError, badRequest, internalError, notFound } from '../errors.js';
 import type { Action } from '../scenarios/selector.js';
 import { delayMs, pause } from './faults.js';
 
@@ -25,6 +25,8 @@ export function renderError(random: () => number, apiBase: string): ErrorRequest
 function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const status = (error as { status?: unknown }).status;
+  // A file the static handler does not have.
+  if (status === 404) return notFound('No such file');
   // body-parser's errors (malformed JSON, a body too large, a bad charset) carry a 4xx status.
   if (typeof status === 'number' && status >= 400 && status < 500) return badRequest((error as Error).message);
   console.error('payments-sandbox: unexpected error:', error);

@@ -105,6 +105,11 @@ export class Store {
     return payment?.publicKey === publicKey ? payment : undefined;
   }
 
+  /** The payment with this linkingReference, whoever's it is: the customer pages know a payment by it alone. */
+  paymentWithLinkingReference(linkingReference: string): Payment | undefined {
+    return this.byLinkingReference.get(linkingReference);
+  }
+
   /** All payments of one merchant, oldest first. */
   payments(publicKey: string): Payment[] {
     return Object.values(this.data.payments[publicKey] ?? {});

@@ -1,0 +1,102 @@
+import type { ScenarioEngine } from '../scenarios/engine.js';
+import type { Store } from '../store/store.js';
+import { cardOf, settleExternally, transferAccountOf } from './payments.js';
+import type { Payment } from './records.js';
+
+/**
+ * What a customer does on the sandbox's pages (README, "Pages"): pay a hosted
+ * checkout by card, bank account or transfer, or cancel it; approve or
+ * decline a card authentication. The catalogue decides by the same values as
+ * the API: test card numbers on the card, OTP 123456 at authentication.
+ * Every function changes a PENDING payment only and leaves the commit to the caller.
+ */
+
+/** The outcome a customer action leaves: the payment as it now stands. */
+export interface CustomerStep {
+  payment: Payment;
+  /** where the customer goes next: the card authentication page, or back to the merchant */
+  next: 'authenticate' | 'otp' | 'transfer' | 'return';
+}
+
+/** The tools a customer action needs. */
+export interface CustomerContext {
+  store: Store;
+  engine: ScenarioEngine;
+  now: () => string;
+}
+
+/** The URL the customer is sent back to when the payment is settled: the checkout's callbackUrl, or the card initiate's redirectUrl. */
+export function returnUrlOf(payment: Payment): string | undefined {
+  return payment.method === 'CHECKOUT' || payment.method === 'ORDER' ? payment.callbackUrl : payment.redirectUrl;
+}
+
+/**
+ * The merchant's return URL with the outcome in its query string:
+ * paymentReference, code, message and status (README, "Pages").
+ */
+export function returnWithOutcome(url: string, payment: Payment): string {
+  const target = new URL(url);
+  target.searchParams.set('paymentReference', payment.paymentReference);
+  target.searchParams.set('code', payment.code);
+  target.searchParams.set('message', payment.message);
+  target.searchParams.set('status', payment.status);
+  return target.toString();
+}
+
+/** Pays a hosted checkout by card: a declining card fails it at once, any other asks for authentication. */
+export function payByCard(ctx: CustomerContext, payment: Payment, cardNumber: string): CustomerStep {
+  const rule = ctx.engine.decide({
+    operation: 'initiatePayment',
+    variant: 'CARD',
+    body: { paymentType: 'CARD', cardNumber, amount: payment.amount, currency: payment.currency, country: payment.country },
+    headers: {},
+  });
+  const { code = '', message = '', state = 'PENDING' } = rule.then;
+  Object.assign(payment, { channel: 'CARD', card: cardOf(cardNumber), status: state, code, message, scenario: rule.name, updatedAt: ctx.now() });
+  ctx.store.putPayment(payment);
+  return { payment, next: payment.status === 'PENDING' ? 'authenticate' : 'return' };
+}
+
+/** Pays a hosted checkout from a bank account: the customer is asked for the OTP next. */
+export function payByAccount(ctx: CustomerContext, payment: Payment): CustomerStep {
+  Object.assign(payment, { channel: 'ACCOUNT', code: '20', message: 'Transaction is pending', updatedAt: ctx.now() });
+  ctx.store.putPayment(payment);
+  return { payment, next: 'otp' };
+}
+
+/** Pays a hosted checkout by bank transfer: the page shows the account to pay into. */
+export function payByTransfer(ctx: CustomerContext, payment: Payment): CustomerStep {
+  Object.assign(payment, { channel: 'TRANSFER', transfer: transferAccountOf(payment), code: '00', message: 'ACCOUNT OPENED SUCCESSFULLY', updatedAt: ctx.now() });
+  ctx.store.putPayment(payment);
+  return { payment, next: 'transfer' };
+}
+
+/** The customer says the transfer is sent: the sandbox receives it at once. */
+export function transferSent(ctx: CustomerContext, payment: Payment): CustomerStep {
+  settleExternally(ctx.store, payment, 'success', ctx.now(), 'transfer-received');
+  return { payment, next: 'return' };
+}
+
+/**
+ * Card authentication (or a bank account's OTP): approving with an OTP is
+ * decided by the catalogue as POST /payments/validate would decide it
+ * (123456 succeeds, a card that stays pending stays pending); declining fails it.
+ */
+export function authenticate(ctx: CustomerContext, payment: Payment, answer: { approve: true; otp: string } | { approve: false }): CustomerStep {
+  if (!answer.approve) {
+    Object.assign(payment, { status: 'FAILED', code: 'S12', message: 'Transaction Failed', scenario: 'customer-declined', updatedAt: ctx.now() });
+  } else {
+    const rule = ctx.engine.decide({ operation: 'validatePayment', body: { otp: answer.otp }, payment, headers: {} });
+    const { code = '', message = '', state = payment.status } = rule.then;
+    Object.assign(payment, { status: state, code, message, scenario: rule.name, updatedAt: ctx.now() });
+  }
+  ctx.store.putPayment(payment);
+  return { payment, next: 'return' };
+}
+
+/** The customer cancels on the checkout page. */
+export function cancelByCustomer(ctx: CustomerContext, payment: Payment): CustomerStep {
+  Object.assign(payment, { status: 'CANCELLED', code: 'S12', message: 'Transaction cancelled by the customer', scenario: 'customer-cancelled', updatedAt: ctx.now() });
+  ctx.store.putPayment(payment);
+  return { payment, next: 'return' };
+}

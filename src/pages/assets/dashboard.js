@@ -1,0 +1,160 @@
+// The sandbox dashboard. It reads and changes state through the control API
+// under /__sandbox only, and builds every cell with textContent: values that
+// came from requests are never parsed as HTML.
+const control = '/__sandbox';
+const $ = (selector) => document.querySelector(selector);
+let scenarios = [];
+
+async function call(method, path, body) {
+  const response = await fetch(control + path, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const json = text ? JSON.parse(text) : undefined;
+  if (!response.ok) throw new Error(json?.message ?? response.statusText);
+  return json;
+}
+
+function cell(text, className) {
+  const td = document.createElement('td');
+  td.textContent = text ?? '';
+  if (className) td.className = className;
+  return td;
+}
+
+function button(label, className, onClick) {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.className = className;
+  b.textContent = label;
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+function fill(table, rows) {
+  const body = $(`${table} tbody`);
+  body.replaceChildren(...rows);
+  if (rows.length === 0) {
+    const tr = document.createElement('tr');
+    const td = cell('Nothing yet.', 'muted');
+    td.colSpan = $(`${table} thead tr`).children.length;
+    tr.append(td);
+    body.append(tr);
+  }
+}
+
+const merchant = () => $('#merchant').value;
+const query = () => (merchant() ? `?publicKey=${encodeURIComponent(merchant())}` : '');
+const notice = (text) => { $('#notice').textContent = text; };
+
+async function loadMerchants() {
+  const { merchants } = await call('GET', '/merchants');
+  const select = $('#merchant');
+  const chosen = select.value;
+  const options = [new Option('All merchants', '')].concat(merchants.map((m) => new Option(m.publicKey, m.publicKey)));
+  select.replaceChildren(...options);
+  select.value = merchants.some((m) => m.publicKey === chosen) ? chosen : '';
+}
+
+async function loadScenarios() {
+  ({ scenarios } = await call('GET', '/scenarios'));
+  $('#scenario').replaceChildren(...scenarios.map((s) => new Option(`${s.name}${s.explicit ? '' : ' (also by value)'}`, s.name)));
+  describeScenario();
+}
+
+function describeScenario() {
+  const s = scenarios.find((candidate) => candidate.name === $('#scenario').value);
+  $('#scenario-description').textContent = s ? `${s.description} Applies to: ${s.operations.join(', ')}.` : '';
+}
+
+async function refresh() {
+  await loadMerchants();
+  const [{ overrides }, { payments }, { orders }, { requests }] = await Promise.all([
+    call('GET', '/overrides'),
+    call('GET', `/payments${query()}`),
+    call('GET', `/orders${query()}`),
+    call('GET', `/requests${query() ? `${query()}&limit=25` : '?limit=25'}`),
+  ]);
+  fill('#overrides', overrides
+    .filter((o) => !merchant() || !o.publicKey || o.publicKey === merchant())
+    .map((o) => {
+      const tr = document.createElement('tr');
+      const action = document.createElement('td');
+      action.append(button('Remove', 'small secondary', async () => { await call('DELETE', `/overrides/${o.id}`); notice(`Removed the override ${o.scenario ?? ''}.`); await refresh(); }));
+      const wire = [o.delay ? ('ms' in o.delay ? `${o.delay.ms} ms` : `${o.delay.minMs}-${o.delay.maxMs} ms`) : '', o.fault ?? ''].filter(Boolean).join(', ');
+      tr.append(cell(o.scenario ?? '—'), cell(o.publicKey ?? 'every merchant'), cell(o.times === undefined ? 'until removed' : String(o.times)), cell(wire), action);
+      return tr;
+    }));
+  fill('#payments', payments.map((p) => {
+    const tr = document.createElement('tr');
+    const settle = document.createElement('td');
+    if (p.status === 'PENDING') {
+      const query = `?publicKey=${encodeURIComponent(p.publicKey)}`;
+      settle.append(
+        button('Succeed', 'small', async () => { await call('POST', `/payments/${encodeURIComponent(p.paymentReference)}/complete${query}`, { outcome: 'success' }); notice(`${p.paymentReference} succeeded.`); await refresh(); }),
+        document.createTextNode(' '),
+        button('Fail', 'small danger', async () => { await call('POST', `/payments/${encodeURIComponent(p.paymentReference)}/complete${query}`, { outcome: 'failure' }); notice(`${p.paymentReference} failed.`); await refresh(); }),
+      );
+    }
+    tr.append(cell(p.paymentReference), cell(p.method), cell(p.status, `status-${p.status}`), cell(`${p.code} ${p.message}`), cell(`${p.currency} ${p.amount}`, 'num'), cell(p.scenario), settle);
+    return tr;
+  }));
+  fill('#orders', orders.flatMap((o) => o.items.map((item) => {
+    const tr = document.createElement('tr');
+    tr.append(cell(o.paymentReference), cell(item.orderId), cell(item.productDescription), cell(`${item.currency} ${item.amount}`, 'num'), cell(item.updatedAt));
+    return tr;
+  })));
+  fill('#journal', requests.map((r) => {
+    const tr = document.createElement('tr');
+    tr.append(cell(r.time.slice(11, 19)), cell(`${r.method} ${r.path}`), cell(r.status === 0 ? `no answer (${r.fault ?? 'fault'})` : String(r.status)), cell(r.scenario), cell(r.paymentReference));
+    return tr;
+  }));
+  // Lets a reader (or a test) tell which merchant the tables now show.
+  document.body.dataset.shown = merchant() || 'all';
+}
+
+async function guarded(work) {
+  try {
+    await work();
+  } catch (error) {
+    notice(`Could not do that: ${error.message}`);
+  }
+}
+
+$('#override-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  guarded(async () => {
+    const body = { scenario: $('#scenario').value };
+    if ($('#scope').value === 'merchant') {
+      if (!merchant()) throw new Error('choose a merchant first, or set it for every merchant');
+      body.publicKey = merchant();
+    }
+    if ($('#times').value) body.times = Number($('#times').value);
+    await call('POST', '/overrides', body);
+    notice(`Override set: ${body.scenario}.`);
+    await refresh();
+  });
+});
+$('#scenario').addEventListener('change', describeScenario);
+$('#merchant').addEventListener('change', () => guarded(refresh));
+$('#refresh').addEventListener('click', () => guarded(refresh));
+$('#reset-merchant').addEventListener('click', () => guarded(async () => {
+  if (!merchant()) throw new Error('choose a merchant first');
+  await call('POST', `/reset${query()}`);
+  notice(`Reset ${merchant()}.`);
+  await refresh();
+}));
+$('#reset-all').addEventListener('click', () => guarded(async () => {
+  if (!window.confirm('Forget every payment, order, override and journal entry of every merchant?')) return;
+  await call('POST', '/reset');
+  notice('Reset everything.');
+  await refresh();
+}));
+
+guarded(async () => {
+  await loadScenarios();
+  await refresh();
+  document.body.dataset.ready = 'true';
+});

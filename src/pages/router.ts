@@ -1,0 +1,114 @@
+import { fileURLToPath } from 'node:url';
+import express, { type Request, type Response, type Router } from 'express';
+import {
+  authenticate, cancelByCustomer, payByAccount, payByCard, payByTransfer, returnUrlOf, returnWithOutcome, transferSent,
+  type CustomerContext, type CustomerStep,
+} from '../domain/customer.js';
+import type { Payment } from '../domain/records.js';
+import { authenticatePage, checkoutPage, notFoundPage, resultPage } from './templates.js';
+
+/** The pages' static files (style sheet, dashboard): src/pages/assets, found from src/ and from dist/ alike. */
+export const ASSETS = fileURLToPath(new URL('../../src/pages/assets/', import.meta.url));
+
+// Everything is served by the sandbox itself: no asset, font or script from elsewhere.
+const CONTENT_SECURITY_POLICY = "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+
+/**
+ * The customer pages under `/pages` (README, "Pages"): the hosted checkout
+ * behind `redirectLink`, the card authentication behind `redirectUrl`, and
+ * their static assets. A settled payment sends the customer back to the
+ * merchant's URL with the outcome in the query string.
+ */
+export function pagesRouter(ctx: CustomerContext): Router {
+  const router = express.Router();
+  router.use((_req, res, next) => {
+    res.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+    next();
+  });
+  router.use('/assets', express.static(ASSETS, { fallthrough: false, index: false }));
+  router.use(express.urlencoded({ extended: false, limit: '20kb' }));
+
+  const find = (req: Request, res: Response, accept: (payment: Payment) => boolean): Payment | undefined => {
+    const payment = ctx.store.paymentWithLinkingReference(String(req.params.linkingReference));
+    if (payment && accept(payment)) return payment;
+    res.status(404).type('html').send(notFoundPage('This payment link does not name a payment of the sandbox.'));
+    return undefined;
+  };
+  const isCheckout = (payment: Payment) => payment.method === 'CHECKOUT' || payment.method === 'ORDER';
+  const isCard = (payment: Payment) => payment.method === 'CARD' || (isCheckout(payment) && payment.channel === 'CARD');
+  const finish = async (res: Response, step: CustomerStep, self: string) => {
+    await ctx.store.commit();
+    if (step.next !== 'return') return res.redirect(303, step.next === 'authenticate' ? self.replace('/checkout/', '/authenticate/') : self);
+    const back = returnUrlOf(step.payment);
+    if (back) return res.redirect(303, returnWithOutcome(back, step.payment));
+    res.type('html').send(resultPage(step.payment));
+  };
+
+  router.get('/checkout/:linkingReference', (req, res) => {
+    const payment = find(req, res, isCheckout);
+    if (!payment) return;
+    if (payment.status !== 'PENDING') return res.type('html').send(settled(payment));
+    if (payment.channel === 'CARD') return res.redirect(303, `/pages/authenticate/${encodeURIComponent(payment.linkingReference)}`);
+    res.type('html').send(checkoutPage(payment, ctx.store.order(payment.publicKey, payment.paymentReference), req.originalUrl));
+  });
+
+  router.post('/checkout/:linkingReference', async (req, res) => {
+    const payment = find(req, res, isCheckout);
+    if (!payment) return;
+    const self = req.originalUrl;
+    if (payment.status !== 'PENDING') return res.redirect(303, self);
+    const form = req.body as Record<string, string | undefined>;
+    const order = ctx.store.order(payment.publicKey, payment.paymentReference);
+    const refuse = (why: string) => res.status(400).type('html').send(checkoutPage(payment, order, self, why));
+    switch (form.action) {
+      case 'card': {
+        const cardNumber = (form.cardNumber ?? '').replace(/\s+/g, '');
+        if (!/^[0-9]{12,19}$/.test(cardNumber)) return refuse('The card number must be 12 to 19 digits.');
+        if (!/^(0[1-9]|1[0-2])\/[0-9]{2}$/.test(form.expiry ?? '')) return refuse('The expiry date must be MM/YY.');
+        if (!/^[0-9]{3,4}$/.test(form.cvv ?? '')) return refuse('The CVV must be 3 or 4 digits.');
+        return finish(res, payByCard(ctx, payment, cardNumber), self);
+      }
+      case 'account':
+        if (!/^[0-9]{10}$/.test(form.accountNumber ?? '') || !/^[0-9]{3,6}$/.test(form.bankCode ?? '')) {
+          return refuse('The account number must be 10 digits and the bank code 3 to 6 digits.');
+        }
+        return finish(res, payByAccount(ctx, payment), self);
+      case 'otp':
+        if (payment.channel !== 'ACCOUNT' || !form.otp) return refuse('Enter the one-time password.');
+        return finish(res, authenticate(ctx, payment, { approve: true, otp: form.otp }), self);
+      case 'transfer':
+        return finish(res, payByTransfer(ctx, payment), self);
+      case 'transfer-sent':
+        if (payment.channel !== 'TRANSFER') return refuse('Choose bank transfer first.');
+        return finish(res, transferSent(ctx, payment), self);
+      case 'cancel':
+        return finish(res, cancelByCustomer(ctx, payment), self);
+      default:
+        return refuse('Choose a way to pay.');
+    }
+  });
+
+  router.get('/authenticate/:linkingReference', (req, res) => {
+    const payment = find(req, res, isCard);
+    if (!payment) return;
+    if (payment.status !== 'PENDING') return res.type('html').send(settled(payment));
+    res.type('html').send(authenticatePage(payment, req.originalUrl));
+  });
+
+  router.post('/authenticate/:linkingReference', async (req, res) => {
+    const payment = find(req, res, isCard);
+    if (!payment) return;
+    if (payment.status !== 'PENDING') return res.redirect(303, req.originalUrl);
+    const form = req.body as Record<string, string | undefined>;
+    if (form.action === 'decline') return finish(res, authenticate(ctx, payment, { approve: false }), req.originalUrl);
+    if (!form.otp) return res.status(400).type('html').send(authenticatePage(payment, req.originalUrl, 'Enter the one-time password, or decline.'));
+    return finish(res, authenticate(ctx, payment, { approve: true, otp: form.otp }), req.originalUrl);
+  });
+
+  return router;
+}
+
+function settled(payment: Payment): string {
+  const back = returnUrlOf(payment);
+  return resultPage(payment, back ? returnWithOutcome(back, payment) : undefined);
+}
