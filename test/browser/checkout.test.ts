@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
-import { ApiClient, cardPayment, checkoutLink, order, sandboxForTest, type TestMerchant } from '../support/sandbox.js';
+import { ApiClient, cardPayment, checkoutLink, order, sandboxWithMerchant, type TestMerchant } from '../support/sandbox.js';
 import { launchBrowser, merchantSite, screenshot, type MerchantSite } from './support.js';
 
 let sandbox: Sandbox;
@@ -12,9 +12,7 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  sandbox = await sandboxForTest();
-  api = await ApiClient.for(sandbox);
-  merchant = await api.merchant();
+  ({ sandbox, api, merchant } = await sandboxWithMerchant());
   site = await merchantSite();
   browser = await launchBrowser();
 }, 30_000);

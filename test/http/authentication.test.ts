@@ -1,15 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
-import { ApiClient, accountPayment, cardPayment, sandboxForTest, type TestMerchant } from '../support/sandbox.js';
+import { ApiClient, accountPayment, cardPayment, sandboxWithMerchant, type TestMerchant } from '../support/sandbox.js';
 
 let sandbox: Sandbox;
 let api: ApiClient;
 let merchant: TestMerchant;
 
 beforeAll(async () => {
-  sandbox = await sandboxForTest();
-  api = await ApiClient.for(sandbox);
-  merchant = await api.merchant();
+  ({ sandbox, api, merchant } = await sandboxWithMerchant());
 });
 afterAll(() => sandbox.close());
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import {
-  ApiClient, accountPayment, cardPayment, momoPayment, sandboxForTest, transferPayment, type TestMerchant,
+  ApiClient, accountPayment, cardPayment, momoPayment, sandboxWithMerchant, transferPayment, type TestMerchant,
 } from '../support/sandbox.js';
 
 let sandbox: Sandbox;
@@ -9,9 +9,7 @@ let api: ApiClient;
 let merchant: TestMerchant;
 
 beforeAll(async () => {
-  sandbox = await sandboxForTest();
-  api = await ApiClient.for(sandbox);
-  merchant = await api.merchant();
+  ({ sandbox, api, merchant } = await sandboxWithMerchant());
 });
 afterAll(() => sandbox.close());
 

@@ -200,3 +200,10 @@ export const order = (fields: Record<string, unknown> = {}): Record<string, unkn
   ],
   ...fields,
 });
+
+/** A sandbox in memory, its checked client, and one merchant with a token: what most HTTP tests start from. */
+export async function sandboxWithMerchant(options: SandboxOptions = {}): Promise<{ sandbox: Sandbox; api: ApiClient; merchant: TestMerchant }> {
+  const sandbox = await sandboxForTest(options);
+  const api = await ApiClient.for(sandbox);
+  return { sandbox, api, merchant: await api.merchant() };
+}
