@@ -46,6 +46,8 @@ export function program(): Command {
     .addOption(new Option('--seed <seed>', 'seed of random draws (probabilistic scenarios, ranged delays), to repeat a run').env('SANDBOX_SEED'))
     .addHelpText('after', EXAMPLES)
     .showHelpAfterError()
+    // Options after a subcommand are the subcommand's: `scenarios list --scenarios DIR` must reach `list`.
+    .enablePositionalOptions()
     .action((flags: Flags) => serve(flags));
   command
     .command('scenarios')

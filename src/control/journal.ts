@@ -39,8 +39,12 @@ export class Journal {
   private next = 0;
   private lastId = 0;
 
-  /** @param capacity how many entries are kept; older ones are dropped (`--journal-size`) */
+  /**
+   * @param capacity how many entries are kept; older ones are dropped (`--journal-size`)
+   * @throws RangeError when capacity is not a whole number of at least 1
+   */
   constructor(readonly capacity: number) {
+    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`the journal size must be a whole number of at least 1, not ${capacity}`);
     this.ring = new Array(capacity);
   }
 
@@ -86,7 +90,26 @@ export function maskBody(body: unknown): unknown {
   const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
   if (typeof copy.cardNumber === 'string') copy.cardNumber = maskCard(copy.cardNumber);
   for (const secret of ['cvv', 'pin']) if (copy[secret] !== undefined) copy[secret] = '***';
+  // The key exchange's `<secret key>.<public key>`: the secret key is a credential.
+  if (typeof copy.key === 'string') copy.key = copy.key.includes('.') ? `***${copy.key.slice(copy.key.indexOf('.'))}` : '***';
   return copy;
+}
+
+/**
+ * A copy of a response body fit for the journal: the bearer token of a key
+ * exchange and the card token of a refund are redacted, as the control API's
+ * payment views leave the card token out.
+ */
+export function maskResponse(body: unknown): unknown {
+  const data = (body as { data?: unknown } | undefined)?.data;
+  if (typeof data !== 'object' || data === null) return body;
+  const fields = { ...(data as Record<string, unknown>) };
+  for (const name of ['EncryptedSecKey', 'EncrytedSecKey']) {
+    if (typeof fields[name] === 'object' && fields[name] !== null) fields[name] = { ...(fields[name] as object), encryptedKey: '[redacted]' };
+  }
+  const payments = fields.payments as { card?: { token?: unknown } } | undefined;
+  if (payments?.card?.token !== undefined) fields.payments = { ...payments, card: { ...payments.card, token: '[redacted]' } };
+  return { ...(body as object), data: fields };
 }
 
 /** A card number as `512345******0008`. */

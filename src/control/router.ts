@@ -1,6 +1,6 @@
 import { access, constants } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { settleExternally } from '../domain/payments.js';
 import type { Payment } from '../domain/records.js';
 import { ApiError, inputError } from '../errors.js';
@@ -52,6 +52,12 @@ export function controlRouter(deps: ControlDependencies): Router {
   router.all('/{*rest}', (req) => {
     throw new ApiError(404, { message: 'Not Found', error: 'NOT_FOUND' }, undefined);
   });
+  // A body that cannot be read (body-parser's 4xx errors) is an INPUT error in the control API's categories.
+  const unreadable: ErrorRequestHandler = (error, _req, _res, next) => {
+    const status = (error as { status?: unknown }).status;
+    next(!(error instanceof ApiError) && typeof status === 'number' && status >= 400 && status < 500 ? inputError((error as Error).message) : error);
+  };
+  router.use(unreadable);
   return router;
 }
 
@@ -60,9 +66,9 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
   const merchantOf = (req: Request) => (typeof req.query.publicKey === 'string' ? req.query.publicKey : undefined);
   const allPayments = (publicKey?: string): Payment[] =>
     publicKey !== undefined ? store.payments(publicKey) : store.merchants().flatMap((merchant) => store.payments(merchant.publicKey));
-  const onePayment = (req: Request): Payment => {
+  const onePayment = (req: Request, publicKey = merchantOf(req)): Payment => {
     const reference = String(req.params.paymentReference);
-    const found = allPayments(merchantOf(req)).filter((payment) => payment.paymentReference === reference);
+    const found = allPayments(publicKey).filter((payment) => payment.paymentReference === reference);
     if (found.length === 0) throw new ApiError(404, { message: `No payment with paymentReference ${reference}`, error: 'NOT_FOUND' });
     if (found.length > 1) throw inputError(`paymentReference ${reference} is used by more than one merchant: add ?publicKey=`);
     return found[0]!;
@@ -102,7 +108,7 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
       const text = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : undefined);
       const limit = text('limit') === undefined ? undefined : Number(text('limit'));
       const requests = journal.query({ path: text('path'), publicKey: text('publicKey'), paymentReference: text('paymentReference'), limit });
-      res.json({ capacity: journal.capacity, count: journal.count, requests });
+      res.json({ capacity: journal.capacity, count: requests.length, requests });
     },
     clearRequests: (req, res) => {
       journal.clear(merchantOf(req));
@@ -118,9 +124,9 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
       res.json(paymentView(onePayment(req)));
     },
     completePayment: async (req, res) => {
-      const payment = onePayment(req);
       const { outcome, publicKey } = req.body as { outcome: 'success' | 'failure'; publicKey?: string };
-      if (publicKey !== undefined && publicKey !== payment.publicKey) throw new ApiError(404, { message: `No payment with paymentReference ${payment.paymentReference} for ${publicKey}`, error: 'NOT_FOUND' });
+      // The body's publicKey names the merchant when several used the reference (control-api.yaml, completePayment).
+      const payment = onePayment(req, publicKey ?? merchantOf(req));
       if (!settleExternally(store, payment, outcome, deps.now(), `control-complete-${outcome}`)) {
         throw new ApiError(409, { message: `Payment ${payment.paymentReference} is ${payment.status}, not PENDING`, error: 'CONFLICT' });
       }

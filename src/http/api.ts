@@ -116,8 +116,8 @@ function select(deps: ApiDependencies, operation: OperationId): RequestHandler {
     res.locals.selection = selection;
     const early = actionFor(selection.action, selection.forced);
     res.locals.action = early;
-    if (early?.fault === 'drop-connection') return dropConnection(req, res, early.name);
-    if (early?.fault === 'hang') return deps.hung.hold(req, res, early.name);
+    if (early?.fault === 'drop-connection') return dropConnection(req, res, early.fault);
+    if (early?.fault === 'hang') return deps.hung.hold(req, res, early.fault);
     if (selection.forced?.then.http) throw httpOutcome(selection.forced);
     next();
   };
@@ -147,12 +147,12 @@ function answer(deps: ApiDependencies, operate: (req: Request, res: Response) =>
     const action = actionFor((res.locals.selection as Selection).action, result.rule);
     res.locals.action = action;
     res.set('X-Sandbox-Scenario', result.scenario);
-    if (action?.fault === 'hang') return deps.hung.hold(req, res, action.name);
-    if (action?.fault === 'drop-connection') return dropConnection(req, res, action.name);
+    if (action?.fault === 'hang') return deps.hung.hold(req, res, action.fault);
+    if (action?.fault === 'drop-connection') return dropConnection(req, res, action.fault);
     const delay = delayMs(action?.delay, deps.selector.engine.random);
     if (delay > 0) res.set('X-Sandbox-Delay', String(delay));
     await pause(delay);
-    if (action?.fault === 'lose-response') return dropConnection(req, res, action.name);
+    if (action?.fault === 'lose-response') return dropConnection(req, res, action.fault);
     res.status(result.status).json(result.body);
   };
 }

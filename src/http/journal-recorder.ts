@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { maskBody, type Journal } from '../control/journal.js';
+import { maskBody, maskResponse, type Journal } from '../control/journal.js';
 import type { Merchant } from '../domain/merchants.js';
 import { parseExchangeKey } from '../domain/merchants.js';
 import type { Store } from '../store/store.js';
@@ -43,7 +43,7 @@ export function journalRecorder(deps: { journal: Journal; store: Store; now: () 
         fault: res.locals.fault as string | undefined,
         durationMs: Number(process.hrtime.bigint() - started) / 1e6,
         request: { headers, body: maskBody(body) },
-        response: res.locals.responseBody === undefined ? undefined : { body: res.locals.responseBody },
+        response: res.locals.responseBody === undefined ? undefined : { body: maskResponse(res.locals.responseBody) },
       });
     });
     next();
