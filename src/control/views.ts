@@ -1,4 +1,4 @@
-import type { Order, Payment } from '../domain/records.js';
+import type { Payment } from '../domain/records.js';
 import { hasOutcome, operationsOf, type Scenario } from '../scenarios/catalogue.js';
 import { maskCard } from './journal.js';
 
@@ -8,9 +8,6 @@ export function paymentView(payment: Payment): Record<string, unknown> {
   if (!card) return rest;
   return { ...rest, card: { bin: card.bin, last4: card.last4, number: maskCard(`${card.bin}${'0'.repeat(6)}${card.last4}`) } };
 }
-
-/** An order as the control API shows it. */
-export const orderView = (order: Order): Order => order;
 
 /** A catalogue rule as the control API lists it. */
 export function scenarioView(scenario: Scenario): Record<string, unknown> {

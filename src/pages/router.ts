@@ -38,7 +38,8 @@ export function pagesRouter(ctx: CustomerContext): Router {
   const isCard = (payment: Payment) => payment.method === 'CARD' || (isCheckout(payment) && payment.channel === 'CARD');
   const finish = async (res: Response, step: CustomerStep, self: string) => {
     await ctx.store.commit();
-    if (step.next !== 'return') return res.redirect(303, step.next === 'authenticate' ? self.replace('/checkout/', '/authenticate/') : self);
+    if (step.next === 'authenticate') return res.redirect(303, `/pages/authenticate/${encodeURIComponent(step.payment.linkingReference)}`);
+    if (step.next !== 'return') return res.redirect(303, self);
     const back = returnUrlOf(step.payment);
     if (back) return res.redirect(303, returnWithOutcome(back, step.payment));
     res.type('html').send(resultPage(step.payment));

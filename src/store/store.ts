@@ -86,6 +86,7 @@ export class Store {
     return this.failure;
   }
 
+  /** The merchant with this public key, if the sandbox has seen it. */
   merchant(publicKey: string): Merchant | undefined {
     return this.data.merchants[publicKey];
   }
@@ -95,6 +96,7 @@ export class Store {
     return Object.values(this.data.merchants);
   }
 
+  /** The payment of one merchant with this paymentReference, if any. */
   payment(publicKey: string, paymentReference: string): Payment | undefined {
     return this.data.payments[publicKey]?.[paymentReference];
   }
@@ -115,6 +117,7 @@ export class Store {
     return Object.values(this.data.payments[publicKey] ?? {});
   }
 
+  /** The order of one merchant with this paymentReference, if any. */
   order(publicKey: string, paymentReference: string): Order | undefined {
     return this.data.orders[publicKey]?.[paymentReference];
   }
