@@ -1,11 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadCatalogue } from '../../src/index.js';
 import { ControlClient } from '../support/control.js';
+import { banner, call, run, START_WITHIN, stopAll, TIMEOUT, within, type Banner } from '../support/process.js';
 
 /**
  * The scenario side of the payments-sandbox executable, as a user runs it:
@@ -13,131 +12,22 @@ import { ControlClient } from '../support/control.js';
  * --seed, on real child processes (bin/payments-sandbox.js on the built dist/).
  */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = join(ROOT, 'bin/payments-sandbox.js');
-const TIMEOUT = 60_000;
-const START_WITHIN = 20_000;
-const EXIT_WITHIN = 10_000;
-
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** resolves once the process has exited and both its outputs are read to the end */
-  closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
 let dir: string;
-let runs: Run[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'payments-sandbox-cli-scenarios-'));
 });
 
 afterEach(async () => {
-  for (const started of runs) {
-    if (started.child.exitCode === null && started.child.signalCode === null) {
-      started.child.kill('SIGKILL');
-      await within(started.exited, EXIT_WITHIN, 'the killed sandbox to exit').catch(() => undefined);
-    }
-  }
-  runs = [];
+  await stopAll();
   await rm(dir, { recursive: true, force: true });
 });
-
-/** The environment of the test, without any setting the sandbox reads. */
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of Object.keys(env)) {
-    if (name === 'PORT' || name.startsWith('SANDBOX_')) delete env[name];
-  }
-  return env;
-}
-
-function run(args: string[]): Run {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => {
-    child.once('exit', (code, signal) => done({ code, signal }));
-  });
-  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => {
-    child.once('close', (code, signal) => done({ code, signal }));
-  });
-  const started: Run = { child, stdout: () => stdout, stderr: () => stderr, exited, closed };
-  runs.push(started);
-  return started;
-}
-
-/** `promise`, or a rejection naming what was awaited after `ms` milliseconds. */
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Runs a command that ends by itself, and waits for its exit (and all its output). */
 async function finished(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const started = run(args);
   const { code } = await within(started.closed, START_WITHIN, `payments-sandbox ${args.join(' ')} to exit`);
   return { code, stdout: started.stdout(), stderr: started.stderr() };
-}
-
-interface Banner {
-  apiBase: string;
-  origin: string;
-  publicKey: string;
-  secretKey: string;
-  text: string;
-}
-
-const CURL = /curl -s (\S+) -H 'Content-Type: application\/json' -d '([^']+)'/;
-
-/** Waits for the start-up banner (its curl line is the end), or fails if the process dies first. */
-async function banner(started: Run): Promise<Banner> {
-  const printed = new Promise<Banner>((done, fail) => {
-    const check = () => {
-      const out = started.stdout();
-      if (!CURL.test(out)) return;
-      started.child.stdout!.off('data', check);
-      started.child.off('exit', died);
-      const apiBase = /API base\s+(\S+)/.exec(out)?.[1] ?? '';
-      done({
-        apiBase,
-        origin: new URL(apiBase).origin,
-        publicKey: /public key\s+(\S+)/.exec(out)?.[1] ?? '',
-        secretKey: /secret key\s+(\S+)/.exec(out)?.[1] ?? '',
-        text: out,
-      });
-    };
-    const died = (code: number | null) => fail(new Error(`the sandbox exited (${code}) before serving:\n${started.stderr()}`));
-    started.child.stdout!.on('data', check);
-    started.child.once('exit', died);
-    check();
-  });
-  return within(printed, START_WITHIN, `the start-up banner; stdout so far:\n${started.stdout()}`);
-}
-
-/** A JSON request to the running sandbox's Payments API. */
-async function call(apiBase: string, method: 'GET' | 'POST', path: string, body?: unknown, auth?: string) {
-  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-  if (auth) headers.Authorization = auth;
-  const response = await fetch(`${apiBase}${path}`, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(EXIT_WITHIN),
-  });
-  return { status: response.status, body: (await response.json()) as any, scenario: response.headers.get('x-sandbox-scenario') };
 }
 
 /** The banner's key pair exchanged for a bearer token. */

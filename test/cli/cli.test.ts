@@ -1,153 +1,30 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { banner, call, EXIT_WITHIN, run, START_WITHIN, stopAll, TIMEOUT, within, type Banner, type Exit, type Run } from '../support/process.js';
 
 /**
  * The payments-sandbox executable as a user runs it: a real child process
  * (bin/payments-sandbox.js on the built dist/), real ports, real files.
  */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = join(ROOT, 'bin/payments-sandbox.js');
-const TIMEOUT = 60_000;
-const START_WITHIN = 20_000;
-const EXIT_WITHIN = 10_000;
-
-/** A running (or finished) sandbox process and what it printed. */
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
 let dir: string;
-let runs: Run[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'payments-sandbox-cli-'));
 });
 
 afterEach(async () => {
-  for (const run of runs) {
-    if (run.child.exitCode === null && run.child.signalCode === null) {
-      run.child.kill('SIGKILL');
-      await within(run.exited, EXIT_WITHIN, 'the killed sandbox to exit').catch(() => undefined);
-    }
-  }
-  runs = [];
+  await stopAll();
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The environment of the test, without any setting the sandbox reads. */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of Object.keys(env)) {
-    if (name === 'PORT' || name.startsWith('SANDBOX_')) delete env[name];
-  }
-  return { ...env, ...extra };
-}
-
-function run(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Run {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    cwd: options.cwd ?? ROOT,
-    env: cleanEnv(options.env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => {
-    child.once('exit', (code, signal) => done({ code, signal }));
-  });
-  const started: Run = { child, stdout: () => stdout, stderr: () => stderr, exited };
-  runs.push(started);
-  return started;
-}
-
-/** `promise`, or a rejection naming what was awaited after `ms` milliseconds. */
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** What the start-up banner says. */
-interface Banner {
-  apiBase: string;
-  origin: string;
-  publicKey: string;
-  secretKey: string;
-  /** the URL and the JSON body of the banner's curl line */
-  curlUrl: string;
-  curlBody: string;
-  store: string;
-}
-
-const CURL = /curl -s (\S+) -H 'Content-Type: application\/json' -d '([^']+)'/;
-
-/** Waits for the banner (the curl line is its end) or for the process to die first. */
-async function banner(started: Run): Promise<Banner> {
-  const printed = new Promise<Banner>((done, fail) => {
-    const check = () => {
-      const out = started.stdout();
-      const curl = CURL.exec(out);
-      if (!curl) return;
-      started.child.stdout!.off('data', check);
-      started.child.off('exit', died);
-      const apiBase = /API base\s+(\S+)/.exec(out)?.[1] ?? '';
-      done({
-        apiBase,
-        origin: new URL(apiBase).origin,
-        publicKey: /public key\s+(\S+)/.exec(out)?.[1] ?? '',
-        secretKey: /secret key\s+(\S+)/.exec(out)?.[1] ?? '',
-        curlUrl: curl[1]!,
-        curlBody: curl[2]!,
-        store: /store\s+(.+)/.exec(out)?.[1]?.trim() ?? '',
-      });
-    };
-    const died = (code: number | null) => fail(new Error(`the sandbox exited (${code}) before serving:\n${started.stderr()}`));
-    started.child.stdout!.on('data', check);
-    started.child.once('exit', died);
-    check();
-  });
-  return within(printed, START_WITHIN, `the start-up banner; stdout so far:\n${started.stdout()}`);
-}
-
 /** Sends SIGTERM and waits for the process to exit. */
-async function stop(started: Run): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+async function stop(started: Run): Promise<Exit> {
   started.child.kill('SIGTERM');
   return within(started.exited, EXIT_WITHIN, 'the sandbox to exit after SIGTERM');
-}
-
-/** A JSON request to the running sandbox. */
-async function call(
-  apiBase: string,
-  method: 'GET' | 'POST',
-  path: string,
-  body?: unknown,
-  auth?: string,
-): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-  if (auth) headers.Authorization = auth;
-  const response = await fetch(`${apiBase}${path}`, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(EXIT_WITHIN),
-  });
-  return { status: response.status, body: await response.json() };
 }
 
 /** Exchanges the banner's key pair exactly as its curl line does. */
