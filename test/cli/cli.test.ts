@@ -3,6 +3,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { accountPayment, cardPayment, order } from '../support/sandbox.js';
 import { banner, call, EXIT_WITHIN, run, START_WITHIN, stopAll, TIMEOUT, within, type Banner, type Exit, type Run } from '../support/process.js';
 
 /**
@@ -42,29 +43,6 @@ async function tokenFrom(shown: Banner): Promise<string> {
   expect(token).toMatch(/\S{16,}/);
   return token;
 }
-
-const accountPayment = (paymentReference: string, publicKey: string) => ({
-  publicKey,
-  paymentType: 'ACCOUNT',
-  paymentReference,
-  amount: '150.00',
-  currency: 'NGN',
-  country: 'NG',
-  accountNumber: '0123456789',
-  bankCode: '058',
-});
-
-const orderBody = (paymentReference: string, publicKey: string) => ({
-  publicKey,
-  paymentReference,
-  email: 'ada@example.com',
-  orderType: 'BULK_BULK',
-  callbackUrl: 'https://merchant.example.com/callback',
-  country: 'NG',
-  currency: 'NGN',
-  amount: '4500.00',
-  orders: [{ orderId: 'ORD-1', currency: 'NGN', amount: '4500.00', productId: '101', productDescription: 'Shoes' }],
-});
 
 describe('payments-sandbox --help', () => {
   it('exits 0 and lists the options and examples', { timeout: TIMEOUT }, async () => {
@@ -116,21 +94,21 @@ describe('payments-sandbox with a data file', () => {
     const token = await tokenFrom(shown);
     const bearer = `Bearer ${token}`;
 
-    const initiated = await call(shown.apiBase, 'POST', '/payments/initiates', accountPayment('SBREF-CLI-PAY', shown.publicKey), bearer);
+    const initiated = await call(shown.apiBase, 'POST', '/payments/initiates', accountPayment({ publicKey: shown.publicKey, paymentReference: 'SBREF-CLI-PAY' }), bearer);
     expect(initiated.body.data.code).toBe('20');
-    const ordered = await call(shown.apiBase, 'POST', '/payments/order', orderBody('SBREF-CLI-ORDER', shown.publicKey), bearer);
+    const ordered = await call(shown.apiBase, 'POST', '/payments/order', order({ publicKey: shown.publicKey, paymentReference: 'SBREF-CLI-ORDER' }), bearer);
     expect(ordered.body.data.code).toBe('00');
     expect((await stop(first)).code).toBe(0);
 
     const second = run(['--port', '0', '--data', dataFile]);
     const again = await banner(second);
     // The first run's token still works: the merchant was kept.
-    const repeated = await call(again.apiBase, 'POST', '/payments/initiates', accountPayment('SBREF-CLI-PAY', shown.publicKey), bearer);
+    const repeated = await call(again.apiBase, 'POST', '/payments/initiates', accountPayment({ publicKey: shown.publicKey, paymentReference: 'SBREF-CLI-PAY' }), bearer);
     expect(repeated.status).toBe(200);
     expect(repeated.body.data.code).toBe('S18');
     const listed = await call(again.apiBase, 'GET', `/products/orders/publicKey/${shown.publicKey}`, undefined, bearer);
     expect(listed.status).toBe(200);
-    expect(listed.body.data.products.map((item: { paymentReference: string }) => item.paymentReference)).toEqual(['SBREF-CLI-ORDER']);
+    expect(listed.body.data.products.map((item: { paymentReference: string }) => item.paymentReference)).toEqual(['SBREF-CLI-ORDER', 'SBREF-CLI-ORDER']);
     expect((await stop(second)).code).toBe(0);
   });
 
@@ -139,7 +117,7 @@ describe('payments-sandbox with a data file', () => {
     const first = run(['--port', '0', '--data', dataFile]);
     const shown = await banner(first);
     const bearer = `Bearer ${await tokenFrom(shown)}`;
-    const initiated = await call(shown.apiBase, 'POST', '/payments/initiates', accountPayment('SBREF-CLI-KILL', shown.publicKey), bearer);
+    const initiated = await call(shown.apiBase, 'POST', '/payments/initiates', accountPayment({ publicKey: shown.publicKey, paymentReference: 'SBREF-CLI-KILL' }), bearer);
     expect(initiated.body.data.code).toBe('20');
 
     first.child.kill('SIGKILL');
@@ -147,7 +125,7 @@ describe('payments-sandbox with a data file', () => {
 
     const second = run(['--port', '0', '--data', dataFile]);
     const again = await banner(second);
-    const repeated = await call(again.apiBase, 'POST', '/payments/initiates', accountPayment('SBREF-CLI-KILL', shown.publicKey), bearer);
+    const repeated = await call(again.apiBase, 'POST', '/payments/initiates', accountPayment({ publicKey: shown.publicKey, paymentReference: 'SBREF-CLI-KILL' }), bearer);
     expect(repeated.body.data.code).toBe('S18');
   });
 
@@ -192,7 +170,7 @@ describe('payments-sandbox configured from the environment', () => {
     const health = await fetch(`${shown.origin}/__sandbox/health`, { signal: AbortSignal.timeout(EXIT_WITHIN) });
     expect(health.status).toBe(200);
     const bearer = `Bearer ${await tokenFrom(shown)}`;
-    const initiated = await call(shown.apiBase, 'POST', '/payments/initiates', accountPayment('SBREF-CLI-MEM', shown.publicKey), bearer);
+    const initiated = await call(shown.apiBase, 'POST', '/payments/initiates', accountPayment({ publicKey: shown.publicKey, paymentReference: 'SBREF-CLI-MEM' }), bearer);
     expect(initiated.body.data.code).toBe('20');
 
     expect((await stop(started)).code).toBe(0);
@@ -211,20 +189,7 @@ describe('payments-sandbox --public-url', () => {
       shown.apiBase,
       'POST',
       '/payments/initiates',
-      {
-        publicKey: shown.publicKey,
-        paymentType: 'CARD',
-        paymentReference: 'SBREF-CLI-CARD',
-        amount: '1500.00',
-        currency: 'NGN',
-        country: 'NG',
-        cardNumber: '5123450000000008',
-        cvv: '123',
-        expiryMonth: '09',
-        expiryYear: '30',
-        pin: '1234',
-        redirectUrl: 'https://merchant.example.com/return',
-      },
+      cardPayment({ publicKey: shown.publicKey, paymentReference: 'SBREF-CLI-CARD' }),
       bearer,
     );
     expect(initiated.status).toBe(200);

@@ -288,23 +288,12 @@ describe('the write-ahead log after a crash', () => {
     expect(reopened.payments(PUBLIC_A)).toHaveLength(4);
   });
 
-  it('refuses a broken line in the middle of the log, naming the log, and writes nothing', async () => {
-    const log = [changeLine(paymentRecord(PUBLIC_A, 1)), '{"kind":"payment","pay', changeLine(paymentRecord(PUBLIC_A, 2))].join('\n') + '\n';
-    await writeFile(`${dataFile}.wal`, log);
-
-    const opening = Store.open({ file: dataFile });
-    await expect(opening).rejects.toBeInstanceOf(StoreOpenError);
-    await expect(opening).rejects.toThrow(`${dataFile}.wal`);
-
-    expect(await readFile(`${dataFile}.wal`, 'utf8')).toBe(log);
-    expect(existsSync(dataFile)).toBe(false);
-  });
-
   it.each([
+    ['not JSON at all', '{"kind":"payment","pay'],
     ['null', 'null'],
     ['a change without its record', '{"kind":"payment"}'],
     ['an unknown kind', '{"kind":"refund","amount":"10.00"}'],
-  ])('refuses a complete log line that is JSON but not a change (%s), naming the log', async (_what, line) => {
+  ])('refuses a broken complete line in the middle of the log (%s), naming the log, and writes nothing', async (_what, line) => {
     const log = [changeLine(paymentRecord(PUBLIC_A, 1)), line, changeLine(paymentRecord(PUBLIC_A, 2))].join('\n') + '\n';
     await writeFile(`${dataFile}.wal`, log);
 
