@@ -1,25 +1,40 @@
+/** The spec's HTTP error body (spec, Errors > HTTP-level errors); the key exchange endpoint's 404 carries `error` only. */
+export interface ErrorBody {
+  message?: string;
+  error: string;
+}
+
+/**
+ * The provider's error envelope, where the spec shows no error body (refund,
+ * cancel, the hash endpoint): `{status: "ERROR", data: {code, message}}`
+ * (../shared/provider/external-api.yml, 400Response2-11, 403Response2-3).
+ */
+export interface ErrorEnvelope {
+  status: 'ERROR';
+  data: { code: string; message: string };
+}
+
 /**
  * The one error type of the sandbox. Anything that must answer with an HTTP
  * error throws an ApiError; the error renderer (src/http/render-error.ts) is
  * the only place that turns it into a response.
- *
- * The body is the spec's HTTP error shape (spec, Errors > HTTP-level errors):
- * `{message, error}`; the key exchange endpoint's 404 carries `error` only.
  */
 export class ApiError extends Error {
   /** the rule that decided this answer, for the X-Sandbox-Scenario header */
   scenario?: string;
 
   /**
-   * @param status HTTP status code (400, 401, 403, 404 or 500 in the spec).
-   * @param body   the response body, sent as it is.
+   * @param status  HTTP status code (400, 401, 403, 404, 405 or 500).
+   * @param body    the response body, sent as it is.
+   * @param headers extra response headers (Allow of a 405)
    */
   constructor(
     readonly status: number,
-    readonly body: { message?: string; error: string },
+    readonly body: ErrorBody | ErrorEnvelope,
     scenario?: string,
+    readonly headers: Record<string, string> = {},
   ) {
-    super(body.message ?? body.error);
+    super('error' in body ? (body.message ?? body.error) : body.data.message);
     this.name = 'ApiError';
     this.scenario = scenario;
   }
@@ -28,9 +43,18 @@ export class ApiError extends Error {
 // Each refusal carries the name of the catalogue rule that gives the same
 // answer on demand (scenarios/payments.yaml), for the X-Sandbox-Scenario header.
 
-/** 400 Bad Request: the request could not be read (malformed JSON and the like). */
+/** The provider's text for a request that could not be read (external-api.yml, 400Response). */
+export const UNREADABLE = 'There has been a problem with reading or understanding the request.';
+
+/** The provider's text for an unknown resource (external-api.yml, 404Response1). */
+export const NOT_FOUND_TEXT = 'The server can not find the requested resource';
+
+/**
+ * 400 Bad Request: the request could not be read (malformed JSON and the like).
+ * The body carries the provider's text; `why` goes to the X-Sandbox-Detail header.
+ */
 export const badRequest = (why: string): ApiError =>
-  new ApiError(400, { message: 'Bad Request', error: why }, 'bad-request');
+  new ApiError(400, { message: 'Bad Request', error: UNREADABLE }, 'bad-request', { 'X-Sandbox-Detail': why });
 
 /** 400 with `error: "INPUT"`: the request was read but a field is wrong; `message` names it. */
 export const inputError = (message: string): ApiError =>
@@ -52,9 +76,48 @@ export const headerTokenMissing = (): ApiError =>
 export const wrongEnvironment = (): ApiError =>
   new ApiError(403, { message: 'Confirm Merchant Environment', error: 'PERMISSION' }, 'wrong-environment');
 
-/** 404 Not Found; `what` says which resource could not be found. */
+/**
+ * 404 Not Found with the provider's text; `what` (which resource could not be
+ * found) goes to the X-Sandbox-Detail header.
+ */
 export const notFound = (what: string): ApiError =>
-  new ApiError(404, { message: 'Not Found', error: what }, 'not-found');
+  new ApiError(404, { message: 'Not Found', error: NOT_FOUND_TEXT }, 'not-found', { 'X-Sandbox-Detail': what });
+
+/** 404 in the provider's order-service shape, e.g. "Orders Not Found" (external-api.yml, Order404Response1-2). */
+export const ordersNotFound = (message: 'Orders Not Found' | 'Transaction Not Found', scenario: string): ApiError =>
+  new ApiError(404, { message, error: 'NOT_FOUND' }, scenario);
+
+/**
+ * 405 for a known path asked with another method, naming the method it takes
+ * (README decision: the SDK sends refund and cancel as GET).
+ */
+export const methodNotAllowed = (method: string, path: string, allowed: string[]): ApiError =>
+  new ApiError(
+    405,
+    { message: 'Method Not Allowed', error: `${method} is not supported by ${path}: send ${allowed.join(' or ')}` },
+    'method-not-allowed',
+    { Allow: allowed.join(', ') },
+  );
+
+/** The provider's error envelope (`status: ERROR`, code S12) with its HTTP status. */
+export const providerError = (status: number, message: string, scenario: string): ApiError =>
+  new ApiError(status, { status: 'ERROR', data: { code: 'S12', message } }, scenario);
+
+/** 400 Invalid/Missing parameters = <field>: refund and cancel (external-api.yml, 400Response2-6). */
+export const missingParameter = (field: string): ApiError =>
+  providerError(400, `Invalid/Missing parameters = ${field}`, 'invalid-parameters');
+
+/** 400 No authorised transaction found for this reference: refund or cancel of a payment never paid (external-api.yml, 400Response11). */
+export const noAuthorisedTransaction = (): ApiError =>
+  providerError(400, 'No authorised transaction found for this reference', 'no-authorised-transaction');
+
+/**
+ * 403 Bad credentials: Basic credentials of refund and cancel that name no
+ * merchant, or a public key the credentials are not for (external-api.yml,
+ * 403Response2-3).
+ */
+export const badCredentials = (invalidPublicKey: boolean): ApiError =>
+  providerError(403, invalidPublicKey ? 'Bad credentials = invalid public key' : 'Bad credentials', 'bad-credentials');
 
 /** 500 with `error: "PROCESSING"` (spec, Errors): the documented server-side refusals. */
 export const processingError = (message: string, scenario: string): ApiError =>

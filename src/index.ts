@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Express } from 'express';
 import seedrandom from 'seedrandom';
 import { createApp, API_BASE } from './http/app.js';
+import { tolerateTrailingBytes } from './http/client-errors.js';
 import { HungConnections } from './http/faults.js';
 import { Journal } from './control/journal.js';
 import { loadCatalogue, SHIPPED_SCENARIOS } from './scenarios/catalogue.js';
@@ -44,6 +45,8 @@ export interface SandboxOptions {
   seed?: string;
   /** a rule forced on every request it applies to, as a sticky sandbox-wide override (`--scenario`) */
   scenario?: string;
+  /** refuse what the provider's clients send beyond the spec's types (numbers for strings, nulls, ...) with 400 INPUT, instead of accepting it with a warning (`--strict`) */
+  strict?: boolean;
 }
 
 /** A running sandbox. */
@@ -115,6 +118,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     journal,
     hung,
     now,
+    strict: options.strict ?? false,
     state: () => state,
     links: {
       authenticate: (linkingReference) => `${publicUrl}/pages/authenticate/${encodeURIComponent(linkingReference)}`,
@@ -122,6 +126,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
   });
   const server = createServer(app);
+  tolerateTrailingBytes(server);
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

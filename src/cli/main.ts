@@ -29,6 +29,7 @@ interface Flags {
   scenario?: string;
   journalSize: number;
   seed?: string;
+  strict?: boolean;
 }
 
 /** The command-line program (README, "Configuration"). */
@@ -44,6 +45,7 @@ export function program(): Command {
     .addOption(new Option('--scenario <name>', 'force a scenario on every request it applies to (a sticky override)').env('SANDBOX_SCENARIO'))
     .addOption(new Option('--journal-size <n>', 'requests the journal keeps').env('SANDBOX_JOURNAL_SIZE').default(DEFAULT_JOURNAL_SIZE).argParser(positive))
     .addOption(new Option('--seed <seed>', 'seed of random draws (probabilistic scenarios, ranged delays), to repeat a run').env('SANDBOX_SEED'))
+    .addOption(new Option('--strict', "refuse with 400 INPUT what the spec's types forbid but the provider's clients send (a number amount, a null field)").env('SANDBOX_STRICT'))
     .addHelpText('after', EXAMPLES)
     .showHelpAfterError()
     // Options after a subcommand are the subcommand's: `scenarios list --scenarios DIR` must reach `list`.
@@ -88,6 +90,7 @@ async function serve(flags: Flags): Promise<void> {
     scenario: flags.scenario,
     journalSize: flags.journalSize,
     seed: flags.seed,
+    strict: flags.strict,
   };
   let sandbox;
   try {

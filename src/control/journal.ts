@@ -20,6 +20,8 @@ export interface JournalEntry {
   /** the rule that decided the answer (the X-Sandbox-Scenario header) */
   scenario?: string;
   fault?: string;
+  /** what the request needed beyond the spec's types (X-Sandbox-Warnings; README, "Accepted beyond the spec") */
+  warnings?: string[];
   durationMs: number;
   request: { headers: Record<string, unknown>; body?: unknown };
   response?: { body?: unknown };
@@ -88,7 +90,8 @@ export class Journal {
 export function maskBody(body: unknown): unknown {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
   const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
-  if (typeof copy.cardNumber === 'string') copy.cardNumber = maskCard(copy.cardNumber);
+  // Clients send card numbers as JSON numbers too: mask those as well.
+  if (typeof copy.cardNumber === 'string' || typeof copy.cardNumber === 'number') copy.cardNumber = maskCard(String(copy.cardNumber));
   for (const secret of ['cvv', 'pin']) if (copy[secret] !== undefined) copy[secret] = '***';
   // The key exchange's `<secret key>.<public key>`: the secret key is a credential.
   if (typeof copy.key === 'string') copy.key = copy.key.includes('.') ? `***${copy.key.slice(copy.key.indexOf('.'))}` : '***';

@@ -47,7 +47,7 @@ export function controlRouter(deps: ControlDependencies): Router {
     const run: RequestHandler = async (req, res) => {
       await handler(req, res);
     };
-    router[method](path, validateRequest(operation), run);
+    router[method](path, validateRequest(operation, { lenient: false }), run);
   }
   router.all('/{*rest}', (req) => {
     throw new ApiError(404, { message: 'Not Found', error: 'NOT_FOUND' }, undefined);

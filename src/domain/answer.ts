@@ -31,6 +31,11 @@ export interface Links {
 /** Everything an operation needs: the merchant it acts for, the state, and the scenario selector. */
 export interface OperationContext {
   merchant: Merchant;
+  /**
+   * The body as the client sent it, before numbers were read as strings and
+   * nulls left out: what a client hashed (README, "Accepted beyond the spec").
+   */
+  sent: Record<string, unknown>;
   store: Store;
   links: Links;
   /** picks the rule for a request: a forced one if a selector chose it, else by the request's values (README, "Scenarios") */
@@ -42,24 +47,24 @@ export interface OperationContext {
 /**
  * Carries out a rule's outcome. An HTTP outcome is thrown as an ApiError
  * named after the rule; a result code is answered in the envelope, with
- * `details()` under data.payments (or the rule's `field`, or `field`) unless
- * the outcome says `payments: empty`. `details` runs (and so stores whatever
+ * `details()` under data.payments (or the rule's `field`, or `field`; with
+ * `field` null, `details()` are the data fields themselves) unless the
+ * outcome says `payments: empty`. `details` runs (and so stores whatever
  * it stores) only for envelope outcomes.
  * @throws ApiError for an `http` outcome.
  */
-export function answerWith(scenario: Scenario, details: (outcome: EnvelopeOutcome) => unknown, field = 'payments'): Answer {
+export function answerWith(scenario: Scenario, details: (outcome: EnvelopeOutcome) => unknown, field: string | null = 'payments'): Answer {
   const outcome = scenario.then;
   if (outcome.http) throw httpOutcome(scenario);
   if (outcome.code === undefined || outcome.message === undefined) throw new Error(`scenario ${scenario.name} has no outcome`);
   // Faults that must change nothing: the operation is not carried out.
   if (outcome.fault === 'drop-connection' || outcome.fault === 'hang') return { status: 0, body: undefined, scenario: scenario.name, rule: scenario };
   const payload = details(outcome as EnvelopeOutcome);
-  return {
-    status: 200,
-    scenario: scenario.name,
-    rule: scenario,
-    body: envelope(outcome.code, outcome.message, { [outcome.field ?? field]: outcome.payments === 'empty' ? {} : payload }),
-  };
+  // A `null` field: the payload is itself the data fields (the status query's payments and customers).
+  const fields = outcome.payments === 'empty'
+    ? { payments: {} }
+    : field === null && outcome.field === undefined ? (payload as Record<string, unknown>) : { [outcome.field ?? field ?? 'payments']: payload };
+  return { status: 200, scenario: scenario.name, rule: scenario, body: envelope(outcome.code, outcome.message, fields) };
 }
 
 /** The ApiError of a rule whose outcome is an HTTP error. */

@@ -1,4 +1,4 @@
-import { inputError, invalidToken, headerTokenMissing, wrongEnvironment } from '../errors.js';
+import { badCredentials, inputError, providerError, invalidToken, headerTokenMissing, wrongEnvironment } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { Scenario } from '../scenarios/catalogue.js';
 import { answerWith, type Answer } from './answer.js';
@@ -43,8 +43,10 @@ export function exchangeKeys(store: Store, key: string, now: string, decide: () 
  * @param allowBasic true for refund and cancel, which take `Basic base64(<public>:<secret>)`
  *   as well as a bearer token (spec, Authentication rule 2).
  * @throws ApiError 403 Header Token Missing when there is no header, 403
- *   Confirm Merchant Environment for live credentials, 401 Invalid
- *   Authentication Token for anything else that does not name a known merchant.
+ *   Confirm Merchant Environment for live credentials, 403 Bad credentials
+ *   (the provider's body) for Basic credentials that name no test key pair or
+ *   the wrong secret key, 401 Invalid Authentication Token for anything else
+ *   that does not name a known merchant.
  */
 export function authenticate(store: Store, header: string | undefined, allowBasic: boolean, now: string): Merchant {
   if (header === undefined || header.trim() === '') throw headerTokenMissing();
@@ -61,7 +63,10 @@ export function authenticate(store: Store, header: string | undefined, allowBasi
     const colon = decoded.indexOf(':');
     const pair = { publicKey: decoded.slice(0, colon), secretKey: decoded.slice(colon + 1) };
     if (isLiveKey(pair.publicKey) || isLiveKey(pair.secretKey)) throw wrongEnvironment();
-    if (colon < 0 || !isTestPublicKey(pair.publicKey) || !isTestSecretKey(pair.secretKey)) throw invalidToken();
+    if (colon < 0 || !isTestSecretKey(pair.secretKey)) throw badCredentials(false);
+    if (!isTestPublicKey(pair.publicKey)) throw badCredentials(true);
+    const known = store.merchant(pair.publicKey);
+    if (known && known.secretKey !== pair.secretKey) throw badCredentials(false);
     return remember(store, pair, now);
   }
   throw invalidToken();
@@ -69,13 +74,30 @@ export function authenticate(store: Store, header: string | undefined, allowBasi
 
 /**
  * Refuses a request whose body or path names a merchant other than the
- * authenticated one (README decision: 401, as a token that is not valid for
- * that merchant), or a live public key (403 Confirm Merchant Environment).
+ * authenticated one, or a live public key (403 Confirm Merchant Environment).
+ * @param providerBody true for refund and cancel: 403 Bad credentials = invalid
+ *   public key, the provider's answer; otherwise 401 Invalid Authentication
+ *   Token, as a token that is not valid for that merchant (README decisions).
  */
-export function checkPublicKey(merchant: Merchant, publicKey: unknown): void {
+export function checkPublicKey(merchant: Merchant, publicKey: unknown, providerBody = false): void {
   if (typeof publicKey !== 'string') return;
   if (isLiveKey(publicKey)) throw wrongEnvironment();
-  if (publicKey !== merchant.publicKey) throw invalidToken();
+  if (publicKey !== merchant.publicKey) throw providerBody ? badCredentials(true) : invalidToken();
+}
+
+/**
+ * The merchant of a request that carries no credentials, by the body's
+ * publicKey: POST /encrypt/hashs, which the provider gives no security
+ * (external-api.yml, GenerateHash).
+ * @throws ApiError 403 Confirm Merchant Environment for a live key; 400 Bad
+ *   credentials = invalid public key (the provider's body) for a key the
+ *   sandbox has not seen, since the hash needs the merchant's secret key.
+ */
+export function merchantOfPublicKey(store: Store, publicKey: unknown): Merchant {
+  if (typeof publicKey === 'string' && isLiveKey(publicKey)) throw wrongEnvironment();
+  const merchant = typeof publicKey === 'string' ? store.merchant(publicKey) : undefined;
+  if (!merchant) throw providerError(400, 'Bad credentials = invalid public key', 'bad-credentials');
+  return merchant;
 }
 
 function remember(store: Store, pair: KeyPair, now: string): Merchant {

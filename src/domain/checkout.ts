@@ -21,35 +21,44 @@ export const HASHED_FIELDS = [
 export const LINK_PAYMENT_STATUS = '08';
 
 /**
- * The hosted checkout hash of a payload: the HASHED_FIELDS present in the
- * body, sorted by name, joined as `name=value` with `&` (values raw, not
- * URL-encoded), the merchant's secret key appended with no separator;
- * SHA-256, lower-case hex.
+ * The hosted checkout hash of a payload as the client sent it: the
+ * HASHED_FIELDS present in the body, sorted by name, joined as `name=value`
+ * with `&` (values as JavaScript prints them: raw, not URL-encoded, a null as
+ * `null`), the merchant's secret key appended with no separator; SHA-256,
+ * lower-case hex (README decision "The checkout hash"; the provider's example
+ * hash verifies with it).
+ * @param order `sorted`: the rule; `as-sent`: the fields in the body's own order, only to explain a mismatch
  */
-export function checkoutHash(body: Body, secretKey: string): string {
-  const joined = HASHED_FIELDS.filter((field) => body[field] !== undefined && body[field] !== null)
-    .map((field) => `${field}=${String(body[field])}`)
-    .join('&');
+export function checkoutHash(body: Body, secretKey: string, order: 'sorted' | 'as-sent' = 'sorted'): string {
+  const hashed: readonly string[] = HASHED_FIELDS;
+  const fields = order === 'sorted' ? HASHED_FIELDS.filter((field) => body[field] !== undefined) : Object.keys(body).filter((field) => hashed.includes(field));
+  const joined = fields.map((field) => `${field}=${String(body[field])}`).join('&');
   return createHash('sha256').update(joined + secretKey).digest('hex');
 }
 
-/** POST /encrypt/hashs: `data.hash.hash` is the checkout hash of the body. */
+/** POST /encrypt/hashs: `data.hash.hash` is the checkout hash of the body as sent. */
 export function computeHash(ctx: OperationContext, body: Body): Answer {
   const scenario = ctx.decide({ operation: 'computeHash', body });
-  return answerWith(scenario, () => ({ hash: checkoutHash(body, ctx.merchant.secretKey) }), 'hash');
+  return answerWith(scenario, () => ({ hash: checkoutHash(ctx.sent, ctx.merchant.secretKey) }), 'hash');
 }
 
 /**
  * POST /payments: a hosted checkout link. When `hash` is present it must be
- * the checkout hash of the body.
- * @throws ApiError 500 INVALID HASH / PROCESSING when it is not.
+ * the checkout hash of the body as sent.
+ * @throws ApiError 500 INVALID HASH / PROCESSING when it is not; when the hash
+ *   is that of the fields in the order they were sent (as the provider's Node
+ *   SDK computes it), X-Sandbox-Detail says so.
  */
 export function createCheckoutLink(ctx: OperationContext, body: Body): Answer {
   if (typeof body.hash === 'string') {
-    const expected = Buffer.from(checkoutHash(body, ctx.merchant.secretKey));
-    const given = Buffer.from(body.hash.toLowerCase());
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
-      throw processingError('INVALID HASH', 'invalid-hash');
+    const given = body.hash.toLowerCase();
+    if (!sameHash(checkoutHash(ctx.sent, ctx.merchant.secretKey), given)) {
+      const refusal = processingError('INVALID HASH', 'invalid-hash');
+      const why = sameHash(checkoutHash(ctx.sent, ctx.merchant.secretKey, 'as-sent'), given)
+        ? 'the hash joins the fields in the order they were sent; the checkout hash joins them sorted by name'
+        : 'the hash is not SHA-256 of the fields sorted by name, joined as name=value with &, followed by the secret key';
+      refusal.headers['X-Sandbox-Detail'] = why;
+      throw refusal;
     }
   }
   const paymentReference = String(body.paymentReference);
@@ -64,5 +73,11 @@ export function createCheckoutLink(ctx: OperationContext, body: Body): Answer {
     }
     return { redirectLink: ctx.links.checkout(linkingReference), paymentStatus: LINK_PAYMENT_STATUS };
   });
+}
+
+function sameHash(expected: string, given: string): boolean {
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 

@@ -25,9 +25,23 @@ export interface CustomerContext {
   now: () => string;
 }
 
-/** The URL the customer is sent back to when the payment is settled: the checkout's callbackUrl, or the card initiate's redirectUrl. */
+/** The URL the customer is sent back to when the payment is settled, as the merchant sent it: the checkout's callbackUrl, or the card initiate's redirectUrl. */
 export function returnUrlOf(payment: Payment): string | undefined {
   return payment.method === 'CHECKOUT' || payment.method === 'ORDER' ? payment.callbackUrl : payment.redirectUrl;
+}
+
+/**
+ * True when the customer may be sent to `url`: an absolute http or https URL.
+ * Anything else was kept as sent (README, "Accepted beyond the spec"), and
+ * the pages show the result instead of redirecting.
+ */
+export function isRedirectable(url: string): boolean {
+  if (!/^https?:\/\/[^/]/i.test(url)) return false;
+  try {
+    return ['http:', 'https:'].includes(new URL(url).protocol);
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { notFound } from '../errors.js';
+import { ordersNotFound } from '../errors.js';
 import { answerWith, type Answer, type OperationContext } from './answer.js';
 import { LINK_PAYMENT_STATUS } from './checkout.js';
 import { linkingReferenceOf } from './merchants.js';
@@ -13,16 +13,20 @@ import type { Order, OrderItem } from './records.js';
 
 type Body = Record<string, unknown>;
 
-/** An order item as the spec's order record shows it (spec, Order record): amount a number, productId an integer. */
+/**
+ * An order item as the spec's order record shows it (spec, Order record):
+ * amount a number, productId an integer when it is all digits (else as sent).
+ * List answers carry the timestamps; update answers do not (spec, endpoint 6).
+ */
 export interface OrderRecord {
   amount: number;
   currency: string;
-  productId: number;
+  productId: number | string;
   productDescription: string;
   paymentReference: string;
   orderId: string;
-  createdAt: string;
-  updatedAt: string;
+  createdAt?: string;
+  updatedAt?: string;
 }
 
 /** POST /payments/order: stores the order and its pending payment; answers the checkout link. */
@@ -66,13 +70,14 @@ export function createOrder(ctx: OperationContext, body: Body): Answer {
 /**
  * PUT /products/orders: items are matched by orderId; a known one is
  * replaced (keeping its createdAt), a new one is added (README decision).
- * Answers the updated records.
- * @throws ApiError 404 when the merchant has no order with that paymentReference.
+ * Answers the updated records, without timestamps (spec, endpoint 6).
+ * @throws ApiError 404 Transaction Not Found / NOT_FOUND when the merchant has
+ *   no order with that paymentReference (external-api.yml, Order404Response1).
  */
 export function updateOrders(ctx: OperationContext, body: Body): Answer {
   const paymentReference = String(body.paymentReference);
   const order = ctx.store.order(ctx.merchant.publicKey, paymentReference);
-  if (!order) throw notFound(`No order with paymentReference ${paymentReference}`);
+  if (!order) throw ordersNotFound('Transaction Not Found', 'order-not-found');
   const scenario = ctx.decide({ operation: 'updateOrders', body });
   return answerWith(
     scenario,
@@ -87,23 +92,25 @@ export function updateOrders(ctx: OperationContext, body: Body): Answer {
       });
       order.updatedAt = now;
       ctx.store.putOrder(order);
-      return updated.map((item) => orderRecord(order, item));
+      return updated.map((item) => {
+        const { createdAt: _created, updatedAt: _updated, ...record } = orderRecord(order, item);
+        return record;
+      });
     },
     'products',
   );
 }
 
-/** GET /products/orders/publicKey/{publicKey}: every item of every order of the merchant, oldest order first. */
+/**
+ * GET /products/orders/publicKey/{publicKey}: every item of every order of the merchant, oldest order first.
+ * @throws ApiError 404 Orders Not Found / NOT_FOUND when the merchant has none
+ *   (external-api.yml, Order404Response2).
+ */
 export function listOrders(ctx: OperationContext): Answer {
+  const orders = ctx.store.orders(ctx.merchant.publicKey);
+  if (orders.length === 0) throw ordersNotFound('Orders Not Found', 'orders-not-found');
   const scenario = ctx.decide({ operation: 'listOrders', body: {} });
-  return answerWith(
-    scenario,
-    () =>
-      ctx.store
-        .orders(ctx.merchant.publicKey)
-        .flatMap((order) => order.items.map((item) => orderRecord(order, item))),
-    'products',
-  );
+  return answerWith(scenario, () => orders.flatMap((order) => order.items.map((item) => orderRecord(order, item))), 'products');
 }
 
 function orderItem(item: Body, createdAt: string, updatedAt: string): OrderItem {
@@ -111,7 +118,7 @@ function orderItem(item: Body, createdAt: string, updatedAt: string): OrderItem 
     orderId: String(item.orderId),
     currency: String(item.currency),
     amount: normaliseAmount(String(item.amount)),
-    productId: Number(item.productId),
+    productId: String(item.productId),
     productDescription: typeof item.productDescription === 'string' ? item.productDescription : '',
     createdAt,
     updatedAt,
@@ -121,7 +128,7 @@ function orderItem(item: Body, createdAt: string, updatedAt: string): OrderItem 
 const orderRecord = (order: Order, item: OrderItem): OrderRecord => ({
   amount: toNumber(item.amount),
   currency: item.currency,
-  productId: item.productId,
+  productId: /^[0-9]{1,15}$/.test(item.productId) ? Number(item.productId) : item.productId,
   productDescription: item.productDescription,
   paymentReference: order.paymentReference,
   orderId: item.orderId,

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { inputError, notFound } from '../errors.js';
+import { inputError, noAuthorisedTransaction, notFound } from '../errors.js';
 import type { OperationId, Variant } from '../scenarios/catalogue.js';
-import { answerWith, refused, type Answer, type OperationContext } from './answer.js';
+import { answerWith, envelope, refused, type Answer, type OperationContext } from './answer.js';
 import { linkingReferenceOf } from './merchants.js';
 import { fromMinor, normaliseAmount, toMinor, toNumber } from './money.js';
 import type { Payment, PaymentMethod, StoredCard, TransferAccount } from './records.js';
@@ -16,7 +16,11 @@ import type { Store } from '../store/store.js';
 
 type Body = Record<string, unknown>;
 
-/** The initiate variant of a body: a CARD body carrying transfer fields is the transfer variant (spec, Transfer variant). */
+/**
+ * The initiate variant of a body: a CARD body carrying transfer fields is the
+ * transfer variant (spec, Transfer variant), and so is `paymentType:
+ * "TRANSFER"`, which the provider's Python SDK sends (README, "Accepted beyond the spec").
+ */
 export function variantOf(body: Body): Variant {
   if (body.paymentType === 'CARD') {
     const transfer = ['pocketReference', 'amountControl', 'walletDaysActive'].some((field) => body[field] !== undefined);
@@ -72,13 +76,18 @@ export function newPayment(ctx: OperationContext, body: Body, method: PaymentMet
     createdAt: now,
     updatedAt: now,
   };
-  for (const field of ['fullName', 'email', 'mobileNumber', 'productId', 'productDescription', 'redirectUrl', 'callbackUrl'] as const) {
+  for (const field of KEPT_FIELDS) {
     if (body[field] !== undefined && body[field] !== null) payment[field] = String(body[field]);
   }
   if (method === 'CARD' && typeof body.cardNumber === 'string') payment.card = cardOf(body.cardNumber);
   if (method === 'TRANSFER') payment.transfer = transferAccountOf(payment);
   return payment;
 }
+
+/** The initiate fields a payment keeps as they were sent: what the status query answers (never card data). */
+const KEPT_FIELDS = [
+  'fullName', 'email', 'mobileNumber', 'productId', 'productDescription', 'redirectUrl', 'callbackUrl', 'channelType', 'deviceType', 'sourceIP', 'type',
+] as const;
 
 /** The account a transfer payment is paid into: derived from its linkingReference, so the same payment always shows the same account. */
 export function transferAccountOf(payment: Pick<Payment, 'linkingReference' | 'fullName'>): TransferAccount {
@@ -106,7 +115,9 @@ const COMPLETES: Partial<Record<OperationId, PaymentMethod[]>> = {
 
 /**
  * POST /payments/validate and POST /payments/momo/otp: complete a pending
- * payment with an OTP. A payment that is no longer pending is refused (S12).
+ * payment with an OTP. A payment that is no longer pending answers `RR`
+ * "Sorry payment already processed" with its fields and changes nothing
+ * (external-api.yml, ValidateTransactionResponse1).
  * @throws ApiError 404 for an unknown linkingReference, 400 when the payment
  *   belongs to the other completion endpoint.
  */
@@ -118,22 +129,28 @@ export function completePayment(ctx: OperationContext, operation: 'validatePayme
     const where = payment.method === 'MOMO' ? 'POST /payments/momo/otp' : 'POST /payments/validate';
     throw inputError(`linkingReference ${linkingReference} is a ${payment.method} payment: complete it with ${where}`);
   }
-  if (payment.status !== 'PENDING') return refused('payment-not-pending');
+  const details = { paymentReference: payment.paymentReference, linkingReference, authoption: [] };
+  if (payment.status !== 'PENDING') {
+    return { status: 200, scenario: 'payment-already-processed', body: envelope('RR', 'Sorry payment already processed', { payments: details }) };
+  }
   const scenario = ctx.decide({ operation, body, payment });
   return answerWith(scenario, (outcome) => {
     if (outcome.state) settle(ctx, payment, outcome.state, outcome.code, outcome.message, scenario.name);
-    return { paymentReference: payment.paymentReference, linkingReference, authoption: ['OTP'] };
+    return details;
   });
 }
 
 /**
  * POST /payments/refund: a successful payment, up to what is left of its
  * amount; partial refunds add up and the payment is REFUNDED once all of it is.
- * @throws ApiError 404 for an unknown paymentReference, 400 for a currency
- *   other than the payment's.
+ * A fully refunded payment is refused (S12 Transaction Failed).
+ * @throws ApiError 400 No authorised transaction found for this reference (the
+ *   provider's body) for an unknown reference or a payment never paid; 400
+ *   INPUT for a currency other than the payment's.
  */
 export function refundPayment(ctx: OperationContext, body: Body): Answer {
   const payment = paymentNamed(ctx, body);
+  if (payment.status !== 'SUCCESSFUL' && payment.status !== 'REFUNDED') throw noAuthorisedTransaction();
   if (body.currency !== undefined && body.currency !== payment.currency) {
     throw inputError(`currency ${String(body.currency)} is not the currency of payment ${payment.paymentReference} (${payment.currency})`);
   }
@@ -156,8 +173,10 @@ export function refundPayment(ctx: OperationContext, body: Body): Answer {
 }
 
 /**
- * POST /payments/cancel: only a payment that is still pending.
- * @throws ApiError 404 for an unknown paymentReference.
+ * POST /payments/cancel: only a payment that is still pending; one already
+ * settled is refused (S12 Transaction Failed).
+ * @throws ApiError 400 No authorised transaction found for this reference (the
+ *   provider's body) for an unknown reference.
  */
 export function cancelPayment(ctx: OperationContext, body: Body): Answer {
   const payment = paymentNamed(ctx, body);
@@ -177,9 +196,8 @@ export function settle(ctx: OperationContext, payment: Payment, status: Payment[
 }
 
 function paymentNamed(ctx: OperationContext, body: Body): Payment {
-  const paymentReference = String(body.paymentReference);
-  const payment = ctx.store.payment(ctx.merchant.publicKey, paymentReference);
-  if (!payment) throw notFound(`No payment with paymentReference ${paymentReference}`);
+  const payment = ctx.store.payment(ctx.merchant.publicKey, String(body.paymentReference));
+  if (!payment) throw noAuthorisedTransaction();
   return payment;
 }
 

@@ -58,7 +58,13 @@ export interface Payment {
   transfer?: TransferAccount;
   /** how the customer chose to pay on the hosted checkout page (CHECKOUT and ORDER payments) */
   channel?: 'CARD' | 'ACCOUNT' | 'TRANSFER';
-  /** merchant URLs the customer is sent back to */
+  /** what the initiate said of the customer's device and the card scheme, kept for the status query */
+  channelType?: string;
+  deviceType?: string;
+  sourceIP?: string;
+  /** the initiate's `type`, e.g. 3DSECURE */
+  type?: string;
+  /** merchant URLs the customer is sent back to (kept as sent: README, "Accepted beyond the spec") */
   redirectUrl?: string;
   callbackUrl?: string;
   /** name of the scenario that decided the payment's latest state */
@@ -73,8 +79,12 @@ export interface OrderItem {
   currency: string;
   /** decimal string, major units */
   amount: string;
-  /** integer: the spec lists it as an integer in update and list responses */
-  productId: number;
+  /**
+   * as sent (a string, or a number read as its digits): update and list
+   * answer an integer when it is all digits, as the spec shows, and the value
+   * as sent otherwise (README decision "Order productId")
+   */
+  productId: string;
   productDescription: string;
   createdAt: string;
   updatedAt: string;

@@ -1,12 +1,13 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Answer, Links, OperationContext } from '../domain/answer.js';
 import { httpOutcome } from '../domain/answer.js';
-import { authenticate, checkPublicKey, exchangeKeys } from '../domain/authentication.js';
+import { authenticate, checkPublicKey, exchangeKeys, merchantOfPublicKey } from '../domain/authentication.js';
 import { computeHash, createCheckoutLink } from '../domain/checkout.js';
 import { parseExchangeKey, type Merchant } from '../domain/merchants.js';
 import { createOrder, listOrders, updateOrders } from '../domain/orders.js';
 import { cancelPayment, completePayment, initiatePayment, refundPayment, variantOf } from '../domain/payments.js';
-import { ApiError, notFound } from '../errors.js';
+import { queryPayment } from '../domain/status-query.js';
+import { ApiError, methodNotAllowed, notFound } from '../errors.js';
 import type { OperationId } from '../scenarios/catalogue.js';
 import { SCENARIO_HEADER, type ScenarioSelector, type Selection } from '../scenarios/selector.js';
 import type { Store } from '../store/store.js';
@@ -25,10 +26,12 @@ export interface ApiDependencies {
   hung: HungConnections;
   links: Links;
   now: () => string;
+  /** refuse what only the provider's clients send, as the spec's types say (`--strict`) */
+  strict: boolean;
 }
 
 type Body = Record<string, unknown>;
-type Operation = (ctx: OperationContext, body: Body) => Answer;
+type Operation = (ctx: OperationContext, body: Body, params: Record<string, string>) => Answer;
 
 /** The handler of each operationId of openapi/payments-api.yaml but exchangeKeys, which has no merchant yet. */
 const OPERATIONS: Record<Exclude<OperationId, 'exchangeKeys'>, Operation> = {
@@ -42,7 +45,14 @@ const OPERATIONS: Record<Exclude<OperationId, 'exchangeKeys'>, Operation> = {
   completeMomoPayment: (ctx, body) => completePayment(ctx, 'completeMomoPayment', body),
   refundPayment,
   cancelPayment,
+  queryPayment: (ctx, _body, params) => queryPayment(ctx, String(params.paymentReference)),
 };
+
+/** Methods whose body is ignored: clients such as the provider's Node SDK send one on GET (README decision). */
+const BODYLESS = new Set(['GET', 'HEAD', 'DELETE']);
+
+/** Refund and cancel answer credential and parameter errors in the provider's own body (README decisions). */
+const PROVIDER_ERRORS = new Set<OperationId>(['refundPayment', 'cancelPayment']);
 
 /**
  * The Payments API v2 under `/api/v2`: one route per operation of the
@@ -54,15 +64,34 @@ export function apiRouter(deps: ApiDependencies): Router {
   const router = express.Router();
   router.use(journalRecorder(deps));
   // Read every body as JSON, whatever its Content-Type says: the API speaks nothing else.
-  router.use(express.json({ type: () => true, limit: '1mb' }));
+  // The bytes are kept so that a number sent where the spec wants a string is read exactly.
+  router.use(
+    express.json({
+      type: (req) => !BODYLESS.has(req.method ?? ''),
+      limit: '1mb',
+      verify: (_req, res, buffer) => {
+        (res as unknown as Response).locals.rawBody = buffer;
+      },
+    }),
+  );
+  const methods = new Map<string, string[]>();
   for (const operation of deps.operations) {
     const id = operationId(operation) as OperationId;
     const path = operation.path.replace(/\{([^}]+)\}/g, ':$1');
     const method = operation.method.toLowerCase() as 'get' | 'post' | 'put';
+    methods.set(path, [...(methods.get(path) ?? []), operation.method.toUpperCase()]);
     router[method](path, (_req, res, next) => {
       res.locals.operation = id;
       next();
     }, ...handlersFor(id, operation, deps));
+  }
+  // A known path asked with another method says which method it takes; the key
+  // exchange keeps the spec's 404 `{error}` for anything but its POST (spec, endpoint 1).
+  methods.delete('/encrypt/keys');
+  for (const [path, allowed] of methods) {
+    router.all(path, (req) => {
+      throw methodNotAllowed(req.method, `${req.baseUrl}${req.path}`, allowed);
+    });
   }
   // The key exchange answers its 404 with `error` only (spec, endpoint 1).
   router.all(['/encrypt/keys', '/encrypt/keys/{*rest}'], () => {
@@ -75,7 +104,7 @@ export function apiRouter(deps: ApiDependencies): Router {
 }
 
 function handlersFor(id: OperationId, operation: HttpOperation, deps: ApiDependencies): RequestHandler[] {
-  const validate = validateRequest(operation);
+  const validate = validateRequest(operation, { lenient: !deps.strict });
   if (id === 'exchangeKeys') {
     return [
       validate,
@@ -84,18 +113,24 @@ function handlersFor(id: OperationId, operation: HttpOperation, deps: ApiDepende
     ];
   }
   const allowBasic = (operation.security ?? []).some((set) => set.some((scheme) => scheme.type === 'http' && scheme.scheme === 'basic'));
+  const providerBody = PROVIDER_ERRORS.has(id);
+  // The hash endpoint has no security at the provider: without credentials its merchant is the body's publicKey.
+  const optional = (operation.security ?? []).some((set) => set.length === 0);
   const authenticated: RequestHandler = (req, res, next) => {
+    if (optional && req.headers.authorization === undefined) return next();
     const merchant = authenticate(deps.store, req.headers.authorization, allowBasic, deps.now());
     checkPublicKey(merchant, req.params.publicKey);
     res.locals.merchant = merchant;
     next();
   };
   const checkBody: RequestHandler = (req, res, next) => {
-    checkPublicKey(res.locals.merchant as Merchant, (req.body as Body | undefined)?.publicKey);
+    const publicKey = (req.body as Body | undefined)?.publicKey;
+    if (res.locals.merchant === undefined) res.locals.merchant = merchantOfPublicKey(deps.store, publicKey);
+    else checkPublicKey(res.locals.merchant as Merchant, publicKey, providerBody);
     next();
   };
   const run = OPERATIONS[id];
-  return [authenticated, validate, checkBody, select(deps, id), answer(deps, (req, res) => run(context(deps, req, res), (req.body ?? {}) as Body))];
+  return [authenticated, validate, checkBody, select(deps, id), answer(deps, (req, res) => run(context(deps, req, res), (req.body ?? {}) as Body, req.params as Record<string, string>))];
 }
 
 // The header and override selectors choose before the operation runs, so that
@@ -131,6 +166,7 @@ function decide(deps: ApiDependencies, req: Request, res: Response, facts: Param
 function context(deps: ApiDependencies, req: Request, res: Response): OperationContext {
   return {
     merchant: res.locals.merchant as Merchant,
+    sent: (res.locals.sentBody ?? req.body ?? {}) as Body,
     store: deps.store,
     links: deps.links,
     now: deps.now,

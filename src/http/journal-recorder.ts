@@ -22,7 +22,8 @@ export function journalRecorder(deps: { journal: Journal; store: Store; now: () 
       return json(body);
     };
     res.once('close', () => {
-      const body = req.body as Body;
+      // The journal shows what the client sent, before any leniency read it otherwise.
+      const body = (res.locals.sentBody ?? req.body) as Body;
       const publicKey =
         (res.locals.merchant as Merchant | undefined)?.publicKey ??
         (typeof body?.publicKey === 'string' ? body.publicKey : undefined) ??
@@ -41,6 +42,7 @@ export function journalRecorder(deps: { journal: Journal; store: Store; now: () 
         status: res.locals.fault ? 0 : res.statusCode,
         scenario: (res.getHeader('x-sandbox-scenario') as string | undefined) ?? undefined,
         fault: res.locals.fault as string | undefined,
+        warnings: res.locals.warnings as string[] | undefined,
         durationMs: Number(process.hrtime.bigint() - started) / 1e6,
         request: { headers, body: maskBody(body) },
         response: res.locals.responseBody === undefined ? undefined : { body: maskResponse(res.locals.responseBody) },

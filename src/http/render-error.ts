@@ -18,7 +18,7 @@ export function renderError(random: () => number, apiBase: string): ErrorRequest
       if (delay > 0) res.set('X-Sandbox-Delay', String(delay));
       await pause(delay);
     }
-    res.status(apiError.status).json(apiError.body);
+    res.set(apiError.headers).status(apiError.status).json(apiError.body);
   };
 }
 

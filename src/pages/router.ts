@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import express, { type Request, type Response, type Router } from 'express';
 import {
-  authenticate, cancelByCustomer, payByAccount, payByCard, payByTransfer, returnUrlOf, returnWithOutcome, transferSent,
+  authenticate, cancelByCustomer, isRedirectable, payByAccount, payByCard, payByTransfer, returnUrlOf, returnWithOutcome, transferSent,
   type CustomerContext, type CustomerStep,
 } from '../domain/customer.js';
 import type { Payment } from '../domain/records.js';
@@ -41,8 +41,8 @@ export function pagesRouter(ctx: CustomerContext): Router {
     if (step.next === 'authenticate') return res.redirect(303, `/pages/authenticate/${encodeURIComponent(step.payment.linkingReference)}`);
     if (step.next !== 'return') return res.redirect(303, self);
     const back = returnUrlOf(step.payment);
-    if (back) return res.redirect(303, returnWithOutcome(back, step.payment));
-    res.type('html').send(resultPage(step.payment));
+    if (back && isRedirectable(back)) return res.redirect(303, returnWithOutcome(back, step.payment));
+    res.type('html').send(resultPage(step.payment, undefined, back));
   };
 
   router.get('/checkout/:linkingReference', (req, res) => {
@@ -111,5 +111,5 @@ export function pagesRouter(ctx: CustomerContext): Router {
 
 function settled(payment: Payment): string {
   const back = returnUrlOf(payment);
-  return resultPage(payment, back ? returnWithOutcome(back, payment) : undefined);
+  return back && isRedirectable(back) ? resultPage(payment, returnWithOutcome(back, payment)) : resultPage(payment, undefined, back);
 }

@@ -140,8 +140,13 @@ export function authenticatePage(payment: Payment, action: string, error?: strin
   );
 }
 
-/** The page shown when a payment is settled and there is no merchant URL to go back to. */
-export function resultPage(payment: Payment, returnUrl?: string): string {
+/**
+ * The page shown when a payment is settled and the customer is not sent back
+ * to the merchant at once.
+ * @param returnUrl    a link back to the merchant, with the outcome
+ * @param unusableUrl  the merchant's return URL when it is not an absolute http(s) URL: shown, never followed
+ */
+export function resultPage(payment: Payment, returnUrl?: string, unusableUrl?: string): string {
   return layout(
     `Payment ${payment.status.toLowerCase()}`,
     html`<section class="card" aria-labelledby="result-title">
@@ -152,6 +157,7 @@ export function resultPage(payment: Payment, returnUrl?: string): string {
     <dt>Result</dt><dd><span class="code">${payment.code}</span> ${payment.message}</dd>
   </dl>
   ${returnUrl ? html`<p><a href="${returnUrl}">Return to the merchant</a></p>` : ''}
+  ${unusableUrl ? html`<p class="notice" role="note">The merchant's return address <code>${unusableUrl}</code> is not an absolute http(s) URL, so the sandbox does not send you there.</p>` : ''}
 </section>`,
   );
 }

@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 /** The operations of the Payments API, by the operationIds of openapi/payments-api.yaml. */
 export type OperationId =
   | 'exchangeKeys' | 'computeHash' | 'initiatePayment' | 'createCheckoutLink' | 'createOrder'
-  | 'updateOrders' | 'listOrders' | 'validatePayment' | 'completeMomoPayment' | 'refundPayment' | 'cancelPayment';
+  | 'updateOrders' | 'listOrders' | 'validatePayment' | 'completeMomoPayment' | 'refundPayment' | 'cancelPayment' | 'queryPayment';
 
 /** The initiate variants a scenario can match (spec, Initiate-payment request). */
 export type Variant = 'CARD' | 'ACCOUNT' | 'MOMO' | 'TRANSFER';

@@ -148,6 +148,22 @@ describe('hosted checkout page', () => {
   });
 });
 
+describe('a return URL kept as sent (not an absolute http(s) URL)', () => {
+  it('ends on the result page with a notice, and the browser stays on the sandbox', async () => {
+    const { reference, link } = await newCheckout({ callbackUrl: 'www.testapp.com' });
+    await page.goto(link);
+    await payByCard('4000000000000002');
+    await page.getByRole('heading', { name: 'Payment failed' }).waitFor();
+    expect(new URL(page.url()).origin).toBe(sandbox.url);
+    expect(await page.getByRole('note').textContent()).toContain('www.testapp.com');
+    expect(await page.locator('a[href*="testapp"]').count()).toBe(0);
+    expect(stored(reference).status).toBe('FAILED');
+    await page.goto(link);
+    expect(await page.getByRole('note').textContent()).toContain('is not an absolute http(s) URL');
+    await screenshot(page, 'result-unusable-return-url');
+  });
+});
+
 describe('card authentication page', () => {
   async function cardInitiate() {
     const body = cardPayment({ redirectUrl: `${site.url}/card/return` });

@@ -46,6 +46,8 @@ describe('the dashboard', () => {
   it('shows payments, orders and the journal per merchant', async () => {
     await api.as(merchant, 'POST', '/payments/initiates', cardPayment({ paymentReference: 'DASH-CARD-1' }));
     await api.as(merchant, 'POST', '/payments/order', order({ paymentReference: 'DASH-ORD-1' }));
+    // A number amount is accepted with a warning, which the journal table shows.
+    await api.as(merchant, 'POST', '/payments/initiates', cardPayment({ paymentReference: 'DASH-CARD-2', amount: 1500 }));
     await api.as(other, 'POST', '/payments/initiates', cardPayment({ paymentReference: 'OTHER-CARD-1' }));
     await openDashboard();
     await showMerchant(merchant);
@@ -54,6 +56,7 @@ describe('the dashboard', () => {
     expect(payments).not.toContain('OTHER-CARD-1');
     expect(await page.locator('#orders tbody').textContent()).toContain('DASH-ORD-1');
     expect(await page.locator('#journal tbody').textContent()).toContain('/payments/initiates');
+    expect(await page.locator('#journal tbody td.warnings').first().textContent()).toBe('amount: a JSON number, the spec sends a string');
   });
 
   it('a scenario switched on the dashboard changes the next API response', async () => {

@@ -68,7 +68,7 @@ describe('GET /scenarios', () => {
     expect(byName.get('account-pending')).toMatchObject({ explicit: false, operations: ['initiatePayment'] });
     expect(byName.get('otp-correct')).toMatchObject({ explicit: false, operations: ['validatePayment', 'completeMomoPayment'] });
     expect(byName.get('hang')).toMatchObject({ explicit: true });
-    expect(byName.get('transaction-failed')!.operations).toEqual(['initiatePayment', 'validatePayment', 'completeMomoPayment', 'refundPayment', 'cancelPayment']);
+    expect(byName.get('transaction-failed')!.operations).toEqual(['initiatePayment', 'validatePayment', 'completeMomoPayment', 'refundPayment', 'cancelPayment', 'queryPayment']);
   });
 });
 
@@ -191,7 +191,7 @@ describe('overrides: whom and how often they apply', () => {
     // The header wins, and the override is not used up by that request.
     const byHeader = await initiate(merchant, accountPayment(), { 'X-Sandbox-Scenario': 'reference-not-unique' });
     expect(byHeader.body.data.code).toBe('S12');
-    expect(byHeader.body.data.message).toBe('Cannot process transaction: transaction reference must be unique');
+    expect(byHeader.body.data.message).toBe('Cant process at this moment, please try again Transaction reference must be unique');
     expect(byHeader.headers['x-sandbox-scenario']).toBe('reference-not-unique');
     expect((await control.overrides(merchant.publicKey)).body.overrides).toHaveLength(1);
 
@@ -209,7 +209,7 @@ describe('overrides: whom and how often they apply', () => {
     const created = await control.override({ scenario: 'card-declined', publicKey: merchant.publicKey, times: 1 });
 
     // Neither an order list nor an account payment can be declined as a card.
-    expect((await listOrders(merchant)).body.data.code).toBe('00');
+    expect((await listOrders(merchant)).headers['x-sandbox-scenario']).toBe('orders-not-found');
     const account = await initiate(merchant, accountPayment());
     expect(account.body.data.code).toBe('20');
     expect((await control.overrides(merchant.publicKey)).body.overrides).toEqual([expect.objectContaining({ id: created.id, times: 1 })]);
@@ -258,9 +258,9 @@ describe('GET and DELETE /requests (the journal)', () => {
       '/encrypt/keys',
     ]);
     expect(entries.map((entry: { paymentReference?: string }) => entry.paymentReference)).toEqual([undefined, second.paymentReference, first.paymentReference, undefined]);
-    expect(entries.map((entry: { scenario?: string }) => entry.scenario)).toEqual(['orders-listed', 'momo-otp-requested', 'account-pending', 'keys-exchanged']);
+    expect(entries.map((entry: { scenario?: string }) => entry.scenario)).toEqual(['orders-not-found', 'momo-otp-requested', 'account-pending', 'keys-exchanged']);
     expect(entries.map((entry: { operation?: string }) => entry.operation)).toEqual(['listOrders', 'initiatePayment', 'initiatePayment', 'exchangeKeys']);
-    expect(entries.every((entry: { status: number }) => entry.status === 200)).toBe(true);
+    expect(entries.map((entry: { status: number }) => entry.status)).toEqual([404, 200, 200, 200]);
     const ids = entries.map((entry: { id: number }) => entry.id);
     expect([...ids].sort((x, y) => y - x)).toEqual(ids);
     expect(new Set(ids).size).toBe(ids.length);
@@ -326,7 +326,7 @@ describe('GET and DELETE /requests (the journal)', () => {
     const initiated = await initiate(merchant, card);
     expect(initiated.body.data.code).toBe('S20');
     await api.send('POST', '/payments/validate', { linkingReference: initiated.body.data.payments.linkingReference, otp: '123456' }, `Bearer ${merchant.token}`);
-    const refunded = await api.send('POST', '/payments/refund', { publicKey: merchant.publicKey, paymentReference: card.paymentReference, amount: '100.00' }, merchant.basic);
+    const refunded = await api.send('POST', '/payments/refund', { publicKey: merchant.publicKey, paymentReference: card.paymentReference, amount: '100.00', currency: 'NGN', country: 'NG' }, merchant.basic);
     expect(refunded.body.data.code).toBe('00');
 
     const journal = await control.requests({ publicKey: merchant.publicKey });
@@ -366,7 +366,7 @@ describe('GET /payments and GET /payments/{paymentReference}', () => {
     const initiated = await initiate(merchant, card);
     await api.send('POST', '/payments/validate', { linkingReference: initiated.body.data.payments.linkingReference, otp: '123456' }, `Bearer ${merchant.token}`);
     // The refund answer is where the card token shows; the control API must not show it.
-    const refunded = await api.send('POST', '/payments/refund', { publicKey: merchant.publicKey, paymentReference: card.paymentReference, amount: '100.00' }, merchant.basic);
+    const refunded = await api.send('POST', '/payments/refund', { publicKey: merchant.publicKey, paymentReference: card.paymentReference, amount: '100.00', currency: 'NGN', country: 'NG' }, merchant.basic);
     const token = refunded.body.data.payments.card.token as string;
     expect(token).not.toBe('');
     await initiate(merchant, account);
@@ -424,7 +424,7 @@ describe('POST /payments/{paymentReference}/complete', () => {
     expect(completed.body).toMatchObject({ paymentReference: pending.paymentReference, status: 'SUCCESSFUL', code: '00', message: 'Successful' });
     expect((await control.payment(String(pending.paymentReference), merchant.publicKey)).body.status).toBe('SUCCESSFUL');
 
-    const refund = await api.send('POST', '/payments/refund', { publicKey: merchant.publicKey, paymentReference: pending.paymentReference, amount: '1500.00' }, merchant.basic);
+    const refund = await api.send('POST', '/payments/refund', { publicKey: merchant.publicKey, paymentReference: pending.paymentReference, amount: '1500.00', currency: 'NGN', country: 'NG' }, merchant.basic);
     expect(refund.status).toBe(200);
     expect(refund.body.data).toMatchObject({ code: '00', message: 'APPROVED' });
     expect((await control.payment(String(pending.paymentReference), merchant.publicKey)).body.status).toBe('REFUNDED');
@@ -447,7 +447,7 @@ describe('POST /payments/{paymentReference}/complete', () => {
 
     // The Payments API sees the failure too: the OTP can no longer complete it.
     const validate = await api.send('POST', '/payments/validate', { linkingReference: failed.body.linkingReference, otp: '123456' }, `Bearer ${merchant.token}`);
-    expect(validate.body.data.code).toBe('S12');
+    expect(validate.body.data.code).toBe('RR');
   });
 
   it('settles a transfer payment when the transfer arrives', async () => {
@@ -515,9 +515,10 @@ describe('GET /orders', () => {
     expect(response.body.orders).toHaveLength(1);
     const [stored] = response.body.orders;
     expect(stored).toMatchObject({ publicKey: merchant.publicKey, paymentReference: created.paymentReference, amount: '4500.00', orderType: 'BULK_BULK' });
-    expect(stored.items.map((item: { orderId: string; amount: string; productId: number }) => [item.orderId, item.amount, item.productId])).toEqual([
-      ['ORD-1', '3000.00', 101],
-      ['ORD-2', '1750.00', 102],
+    // Kept as sent: a string on create, an integer on update (stored as its digits).
+    expect(stored.items.map((item: { orderId: string; amount: string; productId: string }) => [item.orderId, item.amount, item.productId])).toEqual([
+      ['ORD-1', '3000.00', '101'],
+      ['ORD-2', '1750.00', '102'],
     ]);
     const everyone = await control.orders();
     expect(everyone.body.orders.map((entry: { publicKey: string }) => entry.publicKey)).toEqual(expect.arrayContaining([merchant.publicKey, other.publicKey]));
@@ -547,10 +548,10 @@ describe('POST /reset', () => {
     expect((await control.overrides(b.publicKey)).body.overrides).toHaveLength(1);
     expect((await control.requests({ publicKey: b.publicKey })).body.requests).toHaveLength(3);
 
-    // The merchant stays: its token still works, and its references are free again.
+    // The merchant stays: its token still works (no order is left: the provider's 404), and its references are free again.
     const again = await listOrders(a);
-    expect(again.status).toBe(200);
-    expect(again.body.data.products).toEqual([]);
+    expect(again.status).toBe(404);
+    expect(again.body).toEqual({ message: 'Orders Not Found', error: 'NOT_FOUND' });
   });
 
   it('without publicKey forgets everyone\'s state and every override; merchants stay', async () => {

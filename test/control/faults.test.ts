@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import { ControlClient, eventually } from '../support/control.js';
-import { accountPayment, ApiClient, sandboxForTest, type ApiResponse, type TestMerchant } from '../support/sandbox.js';
+import { accountPayment, ApiClient, order, sandboxForTest, type ApiResponse, type TestMerchant } from '../support/sandbox.js';
 
 /**
  * Network faults and latency forced over the control API or the
@@ -187,6 +187,8 @@ describe('seeded draws', () => {
       const ownApi = await ApiClient.for(own);
       const ownControl = await ControlClient.for(own);
       const merchant = await ownApi.merchant();
+      // An order to list: a merchant with none is answered 404 before any rule is drawn.
+      await ownApi.as(merchant, 'POST', '/payments/order', order());
       await ownControl.override({ scenario: 'flaky-internal-error' });
       const statuses: number[] = [];
       for (let n = 0; n < 30; n += 1) {

@@ -128,7 +128,8 @@ describe('two merchants on one sandbox at once', () => {
     expect((await control.overrides(b.publicKey)).body.overrides).toHaveLength(1);
     expect((await control.payment('SBREF-SHARED-0')).body.publicKey).toBe(b.publicKey);
     const emptied = await api.as(a, 'GET', `/products/orders/publicKey/${a.publicKey}`);
-    expect(emptied.body.data.products).toEqual([]);
+    expect(emptied.status).toBe(404);
+    expect(emptied.body.message).toBe('Orders Not Found');
 
     await sandbox.close();
     sandbox = await sandboxForTest({ dataFile });

@@ -28,6 +28,30 @@ describe('POST /encrypt/hashs', () => {
   });
 });
 
+describe('POST /encrypt/hashs without a token (the provider gives it no security)', () => {
+  it('finds the merchant by the body\'s publicKey', async () => {
+    const body = { ...checkoutLink(), publicKey: merchant.publicKey };
+    const response = await api.send('POST', '/encrypt/hashs', body);
+    expect(response.status).toBe(200);
+    expect(response.body.data.hash.hash).toBe(expectedHash(body, merchant.secretKey));
+  });
+
+  it('answers the provider\'s 400 Bad credentials = invalid public key for a key it has not seen, and 403 for a live one', async () => {
+    const unknown = await api.send('POST', '/encrypt/hashs', checkoutLink({ publicKey: 'SBTESTPUBK_neverseen0000' }));
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toEqual({ status: 'ERROR', data: { code: 'S12', message: 'Bad credentials = invalid public key' } });
+    const live = await api.send('POST', '/encrypt/hashs', checkoutLink({ publicKey: 'SBPUBK_r5Tg2Hn8Vb1Yc6Ke' }));
+    expect(live.status).toBe(403);
+    expect(live.body).toEqual({ message: 'Confirm Merchant Environment', error: 'PERMISSION' });
+  });
+
+  it('still checks a token that is sent', async () => {
+    const other = await api.merchant();
+    const response = await api.send('POST', '/encrypt/hashs', { ...checkoutLink(), publicKey: merchant.publicKey }, `Bearer ${other.token}`);
+    expect(response.status).toBe(401);
+  });
+});
+
 describe('POST /payments (hosted checkout link)', () => {
   it('with the right hash answers a redirectLink on the sandbox and a paymentStatus, and stores a pending payment', async () => {
     const body = { ...checkoutLink(), publicKey: merchant.publicKey };
@@ -97,26 +121,44 @@ describe('orders', () => {
     expect(again.body).toEqual({ message: 'Transaction with reference exists', error: 'PROCESSING' });
   });
 
-  it('refuses a create productId that is not digits, and an update productId that is not an integer (400)', async () => {
-    const create = await api.as(merchant, 'POST', '/payments/order', order({ orders: [{ orderId: 'X', currency: 'NGN', amount: '200.00', productId: 'SKU-1' }] }));
-    expect(create.status).toBe(400);
-    expect(create.body.message).toContain('orders.0.productId');
-    const base = order();
-    await api.as(merchant, 'POST', '/payments/order', base);
+  it('takes a productId name on create, and on update with a warning; answers digits as integers and names as sent', async () => {
+    const body = order({ orders: [{ orderId: 'X', currency: 'NGN', amount: '200.00', productId: 'fruits', productDescription: 'mango' }] });
+    const created = await api.as(merchant, 'POST', '/payments/order', body);
+    expect(created.status).toBe(200);
+    expect(created.headers['x-sandbox-warnings']).toBeUndefined();
     const update = await api.as(merchant, 'PUT', '/products/orders', {
-      paymentReference: base.paymentReference,
-      orders: [{ orderId: 'ORD-1', currency: 'NGN', amount: '10.00', productId: '101' }],
+      paymentReference: body.paymentReference,
+      orders: [{ orderId: 'Y', currency: 'NGN', amount: '10.00', productId: 'veg' }, { orderId: 'Z', currency: 'NGN', amount: '5.00', productId: '0042' }],
     });
-    expect(update.status).toBe(400);
+    expect(update.status).toBe(200);
+    expect(update.headers['x-sandbox-warnings']).toBe('orders.0.productId: a string, the spec sends an integer here; orders.1.productId: a string, the spec sends an integer here');
+    expect(update.body.data.products.map((item: { productId: unknown }) => item.productId)).toEqual(['veg', 42]);
+    const listed = await api.as(merchant, 'GET', `/products/orders/publicKey/${merchant.publicKey}`);
+    const mine = listed.body.data.products.filter((item: { paymentReference: string }) => item.paymentReference === body.paymentReference);
+    expect(mine.map((item: { orderId: string; productId: unknown }) => [item.orderId, item.productId])).toEqual([['X', 'fruits'], ['Y', 'veg'], ['Z', 42]]);
   });
 
-  it('answers 404 when updating an order that does not exist', async () => {
+  it('still refuses an empty productId (400 INPUT naming it)', async () => {
+    const create = await api.as(merchant, 'POST', '/payments/order', order({ orders: [{ orderId: 'X', currency: 'NGN', amount: '200.00', productId: '' }] }));
+    expect(create.status).toBe(400);
+    expect(create.body.message).toContain('orders.0.productId');
+  });
+
+  it('answers the provider\'s 404 Transaction Not Found when updating an order that does not exist', async () => {
     const response = await api.as(merchant, 'PUT', '/products/orders', {
       paymentReference: 'SBREF-ORD-9999',
       orders: [{ orderId: 'ORD-1', currency: 'NGN', amount: '10.00', productId: 1 }],
     });
     expect(response.status).toBe(404);
-    expect(response.body).toEqual({ message: 'Not Found', error: 'No order with paymentReference SBREF-ORD-9999' });
+    expect(response.body).toEqual({ message: 'Transaction Not Found', error: 'NOT_FOUND' });
+  });
+
+  it('answers the provider\'s 404 Orders Not Found to a merchant with no order', async () => {
+    const fresh = await api.merchant();
+    const response = await api.as(fresh, 'GET', `/products/orders/publicKey/${fresh.publicKey}`);
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ message: 'Orders Not Found', error: 'NOT_FOUND' });
+    expect(response.headers['x-sandbox-scenario']).toBe('orders-not-found');
   });
 
   it('never lists another merchant\'s orders', async () => {

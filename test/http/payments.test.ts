@@ -51,12 +51,18 @@ describe('POST /payments/initiates', () => {
     expect(response.body.data.payments.accountNumber).toMatch(/^[0-9]{10}$/);
   });
 
-  it('an amount below 100.00 answers S7 with empty payments and stores nothing', async () => {
+  it('an account payment below 100.00 answers S7 with empty payments and stores nothing', async () => {
     const body = accountPayment({ amount: '99.99' });
     const response = await initiate(body);
-    expect(response.body.data).toEqual({ code: 'S7', message: 'Amount is below the minimum of 100.00', payments: {} });
+    expect(response.body.data).toEqual({ code: 'S7', message: 'Cant process at this moment, please try again Invalid Amount = Amount cannot be less than 100.0', payments: {} });
     expect(sandbox.store.payment(merchant.publicKey, String(body.paymentReference))).toBeUndefined();
     expect((await initiate(accountPayment({ amount: '100' }))).body.data.code).toBe('20');
+  });
+
+  it('card, MOMO and transfer payments take any positive amount (the minimum is the account payment\'s)', async () => {
+    expect((await initiate(cardPayment({ amount: '10.00' }))).body.data.code).toBe('S20');
+    expect((await initiate(momoPayment({ amount: '1.00' }))).body.data.code).toBe('NIP');
+    expect((await initiate(transferPayment({ amount: '20.00' }))).body.data.code).toBe('00');
   });
 
   it('a repeated paymentReference answers S18 and leaves the first payment as it was', async () => {
@@ -110,21 +116,21 @@ describe('POST /payments/initiates', () => {
   it('answers 400 Bad Request for a body that is not JSON', async () => {
     const response = await api.send('POST', '/payments/initiates', undefined, `Bearer ${merchant.token}`, '{"paymentType": ');
     expect(response.status).toBe(400);
-    expect(response.body.message).toBe('Bad Request');
-    expect(response.body.error).toMatch(/JSON/);
+    expect(response.body).toEqual({ message: 'Bad Request', error: 'There has been a problem with reading or understanding the request.' });
+    expect(response.headers['x-sandbox-detail']).toMatch(/JSON/);
   });
 });
 
 describe('OTP completion', () => {
-  it('OTP 123456 completes an account payment; a second completion is refused', async () => {
+  it('OTP 123456 completes an account payment; a second completion answers RR, as the provider does', async () => {
     const initiated = await initiate(accountPayment());
     const { linkingReference, paymentReference } = initiated.body.data.payments;
     const done = await validate(linkingReference, '123456');
-    expect(done.body.data).toEqual({ code: '00', message: 'Successful', payments: { paymentReference, linkingReference, authoption: ['OTP'] } });
+    expect(done.body.data).toEqual({ code: '00', message: 'Successful', payments: { paymentReference, linkingReference, authoption: [] } });
     expect(stored(paymentReference).status).toBe('SUCCESSFUL');
     const again = await validate(linkingReference, '123456');
-    expect(again.body.data).toEqual({ code: 'S12', message: 'Transaction Failed', payments: {} });
-    expect(again.headers['x-sandbox-scenario']).toBe('payment-not-pending');
+    expect(again.body.data).toEqual({ code: 'RR', message: 'Sorry payment already processed', payments: { paymentReference, linkingReference, authoption: [] } });
+    expect(again.headers['x-sandbox-scenario']).toBe('payment-already-processed');
     expect(stored(paymentReference).status).toBe('SUCCESSFUL');
   });
 
@@ -157,7 +163,8 @@ describe('OTP completion', () => {
   it('an unknown linkingReference answers 404', async () => {
     const response = await validate('SBLNK_00000000000000000000', '123456');
     expect(response.status).toBe(404);
-    expect(response.body).toEqual({ message: 'Not Found', error: 'No payment with linkingReference SBLNK_00000000000000000000' });
+    expect(response.body).toEqual({ message: 'Not Found', error: 'The server can not find the requested resource' });
+    expect(response.headers['x-sandbox-detail']).toBe('No payment with linkingReference SBLNK_00000000000000000000');
   });
 
   it('another merchant cannot complete the payment', async () => {
@@ -198,7 +205,9 @@ describe('refund and cancel', () => {
   it('refuses to refund a payment that is not successful, and in another currency', async () => {
     const pending = await initiate(cardPayment());
     const reference = pending.body.data.payments.paymentReference;
-    expect((await refund(reference, '100.00')).body.data.code).toBe('S12');
+    const notPaid = await refund(reference, '100.00');
+    expect(notPaid.status).toBe(400);
+    expect(notPaid.body).toEqual({ status: 'ERROR', data: { code: 'S12', message: 'No authorised transaction found for this reference' } });
     expect(stored(reference).status).toBe('PENDING');
     const paid = await paidCard();
     const usd = await refund(paid, '100.00', { currency: 'USD' });
@@ -215,17 +224,62 @@ describe('refund and cancel', () => {
       code: '00', message: 'APPROVED', payments: { paymentReference: reference, status: 'CANCELLED', card: { bin: '512345', last4: '0008' } },
     });
     expect(stored(reference).status).toBe('CANCELLED');
-    expect((await validate(pending.body.data.payments.linkingReference, '123456')).body.data.code).toBe('S12');
+    expect((await validate(pending.body.data.payments.linkingReference, '123456')).body.data.code).toBe('RR');
     const paid = await paidCard();
     expect((await cancel(paid)).body.data.code).toBe('S12');
     expect(stored(paid).status).toBe('SUCCESSFUL');
   });
 
-  it('answers 404 for an unknown paymentReference', async () => {
+  it('answers the provider\'s 400 No authorised transaction found for an unknown paymentReference', async () => {
+    const noTransaction = { status: 'ERROR', data: { code: 'S12', message: 'No authorised transaction found for this reference' } };
     const response = await refund('SBREF-NONE-0001', '100.00');
-    expect(response.status).toBe(404);
-    expect(response.body).toEqual({ message: 'Not Found', error: 'No payment with paymentReference SBREF-NONE-0001' });
-    expect((await cancel('SBREF-NONE-0001')).status).toBe(404);
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual(noTransaction);
+    expect(response.headers['x-sandbox-scenario']).toBe('no-authorised-transaction');
+    const cancelled = await cancel('SBREF-NONE-0001');
+    expect(cancelled.status).toBe(400);
+    expect(cancelled.body).toEqual(noTransaction);
+  });
+
+  it('answers the provider\'s Invalid/Missing parameters for a missing or wrong field, naming it', async () => {
+    const reference = await paidCard();
+    for (const [field, value] of [['amount', undefined], ['currency', undefined], ['country', undefined], ['amount', '1.234']] as const) {
+      const response = await refund(reference, '10.00', { [field]: value });
+      expect(response.status, field).toBe(400);
+      expect(response.body).toEqual({ status: 'ERROR', data: { code: 'S12', message: `Invalid/Missing parameters = ${field}` } });
+    }
+    const noReference = await api.send('POST', '/payments/cancel', { publicKey: merchant.publicKey }, merchant.basic);
+    expect(noReference.body).toEqual({ status: 'ERROR', data: { code: 'S12', message: 'Invalid/Missing parameters = paymentReference' } });
+    expect(stored(reference).refundedAmount).toBe('0.00');
+  });
+
+  it('answers the provider\'s 403 Bad credentials for Basic credentials that name no merchant, or another merchant\'s key', async () => {
+    const reference = await paidCard();
+    const basic = (pair: string) => `Basic ${Buffer.from(pair).toString('base64')}`;
+    const cases: Array<[string, string]> = [
+      [basic('h'), 'Bad credentials'],
+      [basic(`${merchant.publicKey}:SBTESTSECK_wrongwrongwrong`), 'Bad credentials'],
+      [basic('not-a-key:SBTESTSECK_wrongwrongwrong'), 'Bad credentials = invalid public key'],
+    ];
+    for (const [auth, message] of cases) {
+      const response = await api.send('POST', '/payments/refund', { publicKey: merchant.publicKey, paymentReference: reference, amount: '10.00', currency: 'NGN', country: 'NG' }, auth);
+      expect(response.status, auth).toBe(403);
+      expect(response.body).toEqual({ status: 'ERROR', data: { code: 'S12', message } });
+    }
+    const other = await api.merchant();
+    const theirs = await api.send('POST', '/payments/cancel', { publicKey: merchant.publicKey, paymentReference: reference }, other.basic);
+    expect(theirs.status).toBe(403);
+    expect(theirs.body.data.message).toBe('Bad credentials = invalid public key');
+    expect(stored(reference)).toMatchObject({ status: 'SUCCESSFUL', refundedAmount: '0.00' });
+  });
+
+  it('answers 405 naming POST to a refund or cancel sent as GET, as the Node SDK sends them', async () => {
+    for (const path of ['/payments/refund', '/payments/cancel']) {
+      const response = await api.send('GET', path, undefined, `Bearer ${merchant.token}`);
+      expect(response.status).toBe(405);
+      expect(response.headers.allow).toBe('POST');
+      expect(response.body).toEqual({ message: 'Method Not Allowed', error: `GET is not supported by /api/v2${path}: send POST` });
+    }
   });
 });
 
@@ -233,6 +287,7 @@ describe('unknown resources', () => {
   it('answers 404 Not Found in the spec\'s error body', async () => {
     const response = await api.send('GET', '/payments/nothing-here');
     expect(response.status).toBe(404);
-    expect(response.body).toEqual({ message: 'Not Found', error: 'No resource at GET /api/v2/payments/nothing-here' });
+    expect(response.body).toEqual({ message: 'Not Found', error: 'The server can not find the requested resource' });
+    expect(response.headers['x-sandbox-detail']).toBe('No resource at GET /api/v2/payments/nothing-here');
   });
 });

@@ -25,6 +25,7 @@ const ROUTES: Record<ExampleRequest['operation'], ['GET' | 'POST' | 'PUT', strin
   completeMomoPayment: ['POST', '/payments/momo/otp'],
   refundPayment: ['POST', '/payments/refund'],
   cancelPayment: ['POST', '/payments/cancel'],
+  queryPayment: ['GET', '/payments/query/{paymentReference}'],
 };
 
 const shipped = await loadCatalogue();
@@ -40,7 +41,7 @@ afterAll(() => sandbox.close());
 /** Sends one example request as `merchant`, filling in publicKey and the last linkingReference seen. */
 function send(merchant: TestMerchant, example: ExampleRequest, linkingReference: string | undefined, headers: Record<string, string> = {}) {
   const [method, template] = ROUTES[example.operation];
-  const path = template.replace('{publicKey}', merchant.publicKey);
+  const path = template.replace('{publicKey}', merchant.publicKey).replace('{paymentReference}', String(example.body?.paymentReference ?? ''));
   const options = { headers, timeoutMs: 3000 };
   if (example.operation === 'exchangeKeys') return api.send(method, path, { key: `${merchant.secretKey}.${merchant.publicKey}` }, undefined, undefined, options);
   const body = example.body && JSON.parse(JSON.stringify({ publicKey: merchant.publicKey, ...example.body }).replaceAll('$linkingReference', linkingReference ?? ''));

@@ -108,7 +108,7 @@ async function refresh() {
   })));
   fill('#journal', requests.map((r) => {
     const tr = document.createElement('tr');
-    tr.append(cell(r.time.slice(11, 19)), cell(`${r.method} ${r.path}`), cell(r.status === 0 ? `no answer (${r.fault ?? 'fault'})` : String(r.status)), cell(r.scenario), cell(r.paymentReference));
+    tr.append(cell(r.time.slice(11, 19)), cell(`${r.method} ${r.path}`), cell(r.status === 0 ? `no answer (${r.fault ?? 'fault'})` : String(r.status)), cell(r.scenario), cell(r.paymentReference), cell((r.warnings ?? []).join('; '), r.warnings ? 'warnings' : undefined));
     return tr;
   }));
   // Lets a reader (or a test) tell which merchant the tables now show.

@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import { processingError } from '../errors.js';
+import type { Scenario } from '../scenarios/catalogue.js';
+import { answerWith, type Answer, type OperationContext } from './answer.js';
+import { toNumber } from './money.js';
+import type { Payment } from './records.js';
+
+/**
+ * The transaction status query, GET /payments/query/{paymentReference}: not
+ * one of the spec's eleven endpoints, but every integration calls it when the
+ * customer returns, so it answers in the shape of the provider's status check
+ * (external-api.yml, CheckStatus; README, "Where the spec is silent").
+ */
+
+/** The code and message a rule gives as `$payment`: the stored payment's own (scenarios/payments.yaml, payment-status). */
+export const STORED = '$payment';
+
+/**
+ * Answers where a payment stands: the stored code and message (unless the
+ * deciding rule gives its own), `data.payments` with the payment's fields and
+ * the card masked (`maskedPan`, `cardBin`, `lastFourDigits`; never the full
+ * number), and `data.customers`.
+ * @throws ApiError 500 No transaction found / PROCESSING for a reference the
+ *   merchant never used (external-api.yml, 500Response4).
+ */
+export function queryPayment(ctx: OperationContext, paymentReference: string): Answer {
+  const payment = ctx.store.payment(ctx.merchant.publicKey, paymentReference);
+  if (!payment) throw processingError('No transaction found', 'no-transaction-found');
+  const rule = ctx.decide({ operation: 'queryPayment', body: {}, payment });
+  const then = { ...rule.then };
+  if (then.code === STORED) then.code = payment.code;
+  if (then.message === STORED) then.message = payment.message;
+  const scenario: Scenario = { ...rule, then };
+  return answerWith(scenario, () => ({ payments: statusView(ctx, payment), customers: customerView(payment) }), null);
+}
+
+/** The payment as the status query shows it: the provider's field names, and only what the sandbox knows. */
+function statusView(ctx: OperationContext, payment: Payment): Record<string, unknown> {
+  const amount = toNumber(payment.amount);
+  const view: Record<string, unknown> = {
+    paymentReference: payment.paymentReference,
+    publicKey: payment.publicKey,
+    paymentType: payment.channel ?? payment.method,
+    amount,
+    // No currency conversion in the sandbox: the amount charged is the amount.
+    internationalChargedAmount: amount,
+    currency: payment.currency,
+    country: payment.country,
+    mode: 'test',
+    gatewayref: payment.linkingReference,
+    gatewayCode: payment.code,
+    gatewayMessage: payment.message,
+    processorCode: payment.code,
+    processorMessage: payment.message,
+    reason: payment.message,
+    mobilenumber: payment.mobileNumber,
+    productId: payment.productId,
+    productDescription: payment.productDescription,
+    channelType: payment.channelType,
+    sourceIP: payment.sourceIP,
+    deviceType: payment.deviceType,
+    type: payment.type ?? (payment.card ? '3DSECURE' : undefined),
+    redirectLink: pageOf(ctx, payment),
+    redirecturl: payment.redirectUrl ?? payment.callbackUrl,
+  };
+  if (payment.card) {
+    const { bin, last4 } = payment.card;
+    Object.assign(view, { maskedPan: `${bin.slice(0, 4)}-${bin.slice(4, 6)}xx-xxxx-${last4}`, cardBin: bin, lastFourDigits: last4 });
+  }
+  return Object.fromEntries(Object.entries(view).filter(([, value]) => value !== undefined));
+}
+
+/** The customer of a payment, as the status query shows it. */
+function customerView(payment: Payment): Record<string, unknown> {
+  const who = payment.email ?? payment.mobileNumber ?? payment.fullName;
+  const customer: Record<string, unknown> = {
+    // Stable for the same merchant and customer, as a provider's customer id is.
+    customerId: who === undefined ? undefined : `SBCUS_${createHash('sha256').update(`${payment.publicKey}:${who}`).digest('hex').slice(0, 20)}`,
+    customerName: payment.fullName,
+    customerMobile: payment.mobileNumber,
+    customerEmail: payment.email,
+  };
+  return Object.fromEntries(Object.entries(customer).filter(([, value]) => value !== undefined));
+}
+
+// The sandbox page the customer is sent to for this payment: card authentication, or the hosted checkout.
+function pageOf(ctx: OperationContext, payment: Payment): string | undefined {
+  if (payment.method === 'CHECKOUT' || payment.method === 'ORDER') return ctx.links.checkout(payment.linkingReference);
+  if (payment.method === 'CARD') return ctx.links.authenticate(payment.linkingReference);
+  return undefined;
+}

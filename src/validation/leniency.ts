@@ -1,0 +1,170 @@
+import { isLosslessNumber, parse } from 'lossless-json';
+import type { Violation } from './operations.js';
+
+/**
+ * What the sandbox accepts beyond the spec's types, because the provider's
+ * own clients and examples send it (README, "Accepted beyond the spec";
+ * evidence: ../shared/provider/external-api.yml and the official SDKs).
+ * Each leniency turns one violation of the OpenAPI document into a warning:
+ * - a JSON number where the spec types a string (amount, paymentReference,
+ *   card fields, productId, ...): read from its exact text, amounts as
+ *   decimals with at most 2 places;
+ * - `null` for a field: as if the field were left out;
+ * - `paymentType: "TRANSFER"`: the transfer variant;
+ * - a callbackUrl / redirectUrl that is not an absolute http(s) URL: kept as
+ *   sent (never one with a script-running scheme);
+ * - a productId string on order update, where the spec shows integers.
+ * In strict mode (`--strict`) none applies and the document decides alone.
+ */
+
+/** The outcome of relaxing one set of violations. */
+export interface Relaxed {
+  /** the body with numbers read as strings and nulls left out (a copy when anything changed) */
+  body: unknown;
+  /** one sentence per leniency used, naming the field and what the spec expects (never a semicolon: the header joins them with one) */
+  warnings: string[];
+  /** the violations no leniency covers, some with a clearer message than the validator's */
+  rejected: Violation[];
+  /** true when `body` differs from the input and must be validated again */
+  changed: boolean;
+}
+
+/** Fields the spec types as strings that real clients send as JSON numbers (top level and in order items). */
+const NUMBER_AS_STRING = new Set([
+  'amount', 'fee', 'paymentReference', 'cardNumber', 'cvv', 'pin', 'expiryMonth', 'expiryYear', 'mobileNumber', 'dateOfBirth', 'productId',
+]);
+
+/** Of those, the decimal amounts: major units, at most 2 decimal places (README decision "Amounts"). */
+const AMOUNT_FIELDS = new Set(['amount', 'fee']);
+
+const AMOUNT_TEXT = /^[0-9]{1,13}(\.[0-9]{1,2})?$/;
+const DIGITS_TEXT = /^([0-9]{1,32})(\.0+)?$/;
+const URL_FIELDS = new Set(['callbackUrl', 'redirectUrl']);
+
+/** Schemes a browser would run or read locally: refused even where other URLs are kept as sent. */
+const UNSAFE_SCHEME = /^(javascript|data|vbscript|file|blob):/i;
+
+/**
+ * Relaxes the violations of one request body.
+ * @param violations what the validator found (`where` is `body.<field>` or `body.orders.<n>.<field>`)
+ * @param body       the body as parsed
+ * @param raw        the body's bytes, to read numbers exactly (a JSON number loses digits past 2^53)
+ */
+export function relax(violations: readonly Violation[], body: unknown, raw: Buffer | undefined): Relaxed {
+  const warnings = new Set<string>();
+  const rejected: Violation[] = [];
+  let copy: Record<string, unknown> | undefined;
+  let exact: unknown;
+  const numberText = (path: string[]): string | undefined => {
+    exact ??= raw === undefined ? null : safeParse(raw);
+    const value = valueAt(exact, path);
+    return isLosslessNumber(value) ? value.value : undefined;
+  };
+  for (const violation of violations) {
+    const path = violation.where.split('.');
+    if (path[0] !== 'body' || !inScope(path)) {
+      rejected.push(violation);
+      continue;
+    }
+    const field = path[path.length - 1]!;
+    const name = path.slice(1).join('.');
+    const value = valueAt(body, path.slice(1));
+    const kept = keptAsSent(field, name, value, violation);
+    if (kept === false) {
+      rejected.push(violation);
+      continue;
+    }
+    if (kept !== undefined) {
+      warnings.add(kept);
+      continue;
+    }
+    if (value === null) {
+      copy ??= copyOf(body);
+      delete (parentOf(copy, path.slice(1)) as Record<string, unknown>)[field];
+      warnings.add(`${name}: null, the spec sends a value or leaves the field out`);
+      continue;
+    }
+    if (typeof value === 'number' && NUMBER_AS_STRING.has(field) && /must be string$/.test(violation.message)) {
+      const text = numberText(path.slice(1)) ?? String(value);
+      const converted = asString(field, text);
+      if (converted === undefined) {
+        rejected.push({
+          ...violation,
+          message: AMOUNT_FIELDS.has(field)
+            ? `${name} must be a decimal amount with at most 2 places`
+            : `${name} must be a string of digits`,
+        });
+        continue;
+      }
+      copy ??= copyOf(body);
+      (parentOf(copy, path.slice(1)) as Record<string, unknown>)[field] = converted;
+      warnings.add(`${name}: a JSON number, the spec sends a string`);
+      continue;
+    }
+    rejected.push(violation);
+  }
+  return { body: copy ?? body, warnings: [...warnings], rejected, changed: copy !== undefined };
+}
+
+/**
+ * The leniencies that keep a value as it was sent: the warning, or false
+ * for a value that stays refused, or undefined when none applies.
+ */
+function keptAsSent(field: string, name: string, value: unknown, violation: Violation): string | false | undefined {
+  if (field === 'paymentType' && name === 'paymentType' && value === 'TRANSFER' && violation.keyword === 'enum') {
+    return 'paymentType: TRANSFER, the spec sends CARD with transfer fields for a transfer';
+  }
+  if (URL_FIELDS.has(field) && name === field && typeof value === 'string' && ['pattern', 'format'].includes(violation.keyword)) {
+    // Browsers ignore tabs, newlines and leading spaces in a URL: look past them for the scheme.
+    if (value.trim() === '' || UNSAFE_SCHEME.test(value.replace(/[\u0000-\u0020]/g, ''))) return false;
+    return `${name}: not an absolute http(s) URL, kept as sent and never redirected to`;
+  }
+  if (field === 'productId' && typeof value === 'string' && value !== '' && /must be integer$/.test(violation.message)) {
+    return `${name}: a string, the spec sends an integer here`;
+  }
+  return undefined;
+}
+
+/** A number's exact text as the string the spec expects, or undefined when it cannot be one. */
+function asString(field: string, text: string): string | undefined {
+  if (AMOUNT_FIELDS.has(field)) return AMOUNT_TEXT.test(text) ? text : undefined;
+  const digits = DIGITS_TEXT.exec(text)?.[1];
+  if (digits === undefined) return undefined;
+  // The spec's expiry month is two digits: a client that sends 5 means "05".
+  return field === 'expiryMonth' ? digits.padStart(2, '0') : digits;
+}
+
+// Only top-level fields and the fields of order items are relaxed.
+function inScope(path: string[]): boolean {
+  return path.length === 2 || (path.length === 4 && path[1] === 'orders' && /^[0-9]+$/.test(path[2]!));
+}
+
+function valueAt(root: unknown, path: string[]): unknown {
+  let node = root;
+  for (const key of path) {
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+function parentOf(root: unknown, path: string[]): unknown {
+  return valueAt(root, path.slice(0, -1));
+}
+
+// A copy deep enough to change top-level fields and order items without touching what was sent.
+function copyOf(body: unknown): Record<string, unknown> {
+  const copy = { ...(body as Record<string, unknown>) };
+  if (Array.isArray(copy.orders)) {
+    copy.orders = copy.orders.map((item: unknown) => (typeof item === 'object' && item !== null && !Array.isArray(item) ? { ...item } : item));
+  }
+  return copy;
+}
+
+function safeParse(raw: Buffer): unknown {
+  try {
+    return parse(raw.toString('utf8'));
+  } catch {
+    return null;
+  }
+}
