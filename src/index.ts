@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import type { Express } from 'express';
 import seedrandom from 'seedrandom';
@@ -15,6 +16,7 @@ import { ScenarioSelector } from './scenarios/selector.js';
 import { Store } from './store/store.js';
 import { loadOperations, type HttpOperation } from './validation/operations.js';
 import { newTestKeyPair, type KeyPair } from './domain/merchants.js';
+import { startTlsListeners, type TlsListeners } from './tls/listeners.js';
 
 /** The OpenAPI document of the Payments API, shipped in openapi/. */
 export const PAYMENTS_API_DOCUMENT = fileURLToPath(new URL('../openapi/payments-api.yaml', import.meta.url));
@@ -47,6 +49,14 @@ export interface SandboxOptions {
   scenario?: string;
   /** refuse what the provider's clients send beyond the spec's types (numbers for strings, nulls, ...) with 400 INPUT, instead of accepting it with a warning (`--strict`) */
   strict?: boolean;
+  /** HTTPS port (0: a free one), serving the same app with a certificate from the local CA; absent: no HTTPS unless `proxyPort` */
+  httpsPort?: number;
+  /** forward proxy port (0: a free one) that takes clients to the sandbox for the `tlsHosts` names; starts HTTPS too */
+  proxyPort?: number;
+  /** host names the HTTPS certificate covers beside localhost, 127.0.0.1 and ::1, and the only ones the proxy reaches */
+  tlsHosts?: string[];
+  /** the local CA folder; default `$XDG_DATA_HOME/payments-sandbox/ca` (or ~/.local/share/payments-sandbox/ca) */
+  caDir?: string;
 }
 
 /** A running sandbox. */
@@ -65,6 +75,14 @@ export interface Sandbox {
   journal: Journal;
   /** the seed of the random draws, to repeat a run exactly with `seed` */
   seed: string;
+  /** the HTTPS origin, e.g. https://127.0.0.1:4443, when `httpsPort` or `proxyPort` was given */
+  httpsUrl?: string;
+  /** the HTTPS listener, serving `app` */
+  httpsServer?: HttpsServer;
+  /** the forward proxy, e.g. http://127.0.0.1:4080, when `proxyPort` was given */
+  proxyUrl?: string;
+  /** the local CA's certificate file, for NODE_EXTRA_CA_CERTS and the like, when HTTPS is on */
+  caCertificate?: string;
   /** stops accepting connections, waits for pending writes, writes a last snapshot */
   close(): Promise<void>;
 }
@@ -88,7 +106,8 @@ export function controlOperations(): Promise<HttpOperation[]> {
  * Starts a sandbox: loads the OpenAPI document and the scenario catalogue,
  * opens the store, and listens.
  * @throws StoreOpenError or CatalogueError, naming the file, when either cannot be read;
- *   Error when `scenario` names no rule of the catalogue.
+ *   Error when `scenario` names no rule of the catalogue;
+ *   CertificateAuthorityError when HTTPS is asked for and the CA folder cannot be used.
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const [operations, controls, scenarios] = await Promise.all([
@@ -135,6 +154,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   publicUrl = (options.publicUrl ?? url).replace(/\/+$/, '');
+  let tls: TlsListeners | undefined;
+  if (options.httpsPort !== undefined || options.proxyPort !== undefined) {
+    try {
+      tls = await startTlsListeners(app, { host, httpsPort: options.httpsPort, proxyPort: options.proxyPort, tlsHosts: options.tlsHosts, caDir: options.caDir });
+    } catch (error) {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await store.close();
+      throw error;
+    }
+  }
   state = 'ok';
   let closing: Promise<void> | undefined;
   return {
@@ -148,14 +177,21 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     selector,
     journal,
     seed,
+    httpsUrl: tls?.httpsUrl,
+    httpsServer: tls?.httpsServer,
+    proxyUrl: tls?.proxyUrl,
+    caCertificate: tls?.caCertificate,
     close: () =>
       (closing ??= (async () => {
         state = 'stopping';
         hung.releaseAll();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
+        await Promise.all([
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeIdleConnections();
+          }),
+          tls?.close(),
+        ]);
         await store.close();
       })()),
   };
@@ -168,4 +204,5 @@ export { Store, StoreOpenError } from './store/store.js';
 export { CatalogueError, loadCatalogue } from './scenarios/catalogue.js';
 export { ScenarioEngine } from './scenarios/engine.js';
 export { ApiError } from './errors.js';
+export { CertificateAuthorityError, defaultCaDir } from './tls/certificate-authority.js';
 export type { Payment, Order, PaymentStatus } from './domain/records.js';

@@ -4,6 +4,8 @@ import { DEFAULT_JOURNAL_SIZE, sampleKeyPair, startSandbox, type SandboxOptions 
 import { StoreOpenError } from '../store/store.js';
 import { CatalogueError, loadCatalogue, SHIPPED_SCENARIOS } from '../scenarios/catalogue.js';
 import { scenarioTable } from './scenario-table.js';
+import { CertificateAuthorityError, defaultCaDir, openCertificateAuthority } from '../tls/certificate-authority.js';
+import { caDirOption, tlsBanner, tlsHosts } from './tls-options.js';
 
 /** The store file used when neither --data nor --in-memory is given: in the working directory. */
 export const DEFAULT_DATA_FILE = 'payments-sandbox.json';
@@ -16,6 +18,8 @@ Examples:
   $ payments-sandbox --host 0.0.0.0 --public-url http://sandbox:4010   # in a container, behind a service name
   $ payments-sandbox --scenario flaky-internal-error --seed 42         # one request in five fails, the same ones each run
   $ payments-sandbox scenarios list                    # the scenario catalogue
+  $ payments-sandbox --https-port 4443 --proxy-port 4080 --tls-host seerbitapi.com   # for an SDK with a hard-wired host
+  $ NODE_EXTRA_CA_CERTS=$(payments-sandbox ca) node app.js                       # trust the local CA
   $ PORT=5000 SANDBOX_IN_MEMORY=1 payments-sandbox     # the same settings from the environment
 `;
 
@@ -30,6 +34,10 @@ interface Flags {
   journalSize: number;
   seed?: string;
   strict?: boolean;
+  httpsPort?: number;
+  proxyPort?: number;
+  tlsHost?: string[];
+  caDir?: string;
 }
 
 /** The command-line program (README, "Configuration"). */
@@ -46,6 +54,10 @@ export function program(): Command {
     .addOption(new Option('--journal-size <n>', 'requests the journal keeps').env('SANDBOX_JOURNAL_SIZE').default(DEFAULT_JOURNAL_SIZE).argParser(positive))
     .addOption(new Option('--seed <seed>', 'seed of random draws (probabilistic scenarios, ranged delays), to repeat a run').env('SANDBOX_SEED'))
     .addOption(new Option('--strict', "refuse with 400 INPUT what the spec's types forbid but the provider's clients send (a number amount, a null field)").env('SANDBOX_STRICT'))
+    .addOption(new Option('--https-port <n>', 'also serve HTTPS, with a certificate from the local CA (0: any free port)').env('SANDBOX_HTTPS_PORT').argParser(port))
+    .addOption(new Option('--proxy-port <n>', 'forward proxy that takes the --tls-host names to the sandbox (0: any free port)').env('SANDBOX_PROXY_PORT').argParser(port))
+    .addOption(new Option('--tls-host <name>', 'a host name the certificate covers and the proxy reaches (repeatable; env: comma-separated)').env('SANDBOX_TLS_HOSTS').argParser(tlsHosts))
+    .addOption(caDirOption())
     .addHelpText('after', EXAMPLES)
     .showHelpAfterError()
     // Options after a subcommand are the subcommand's: `scenarios list --scenarios DIR` must reach `list`.
@@ -61,6 +73,20 @@ export function program(): Command {
     .action(async (flags: { scenarios?: string[]; json?: boolean }) => {
       const scenarios = await catalogueOrExit([SHIPPED_SCENARIOS, ...(flags.scenarios ?? []).map((folder) => resolve(folder))]);
       console.log(flags.json ? JSON.stringify(scenarios, null, 2) : scenarioTable(scenarios));
+    });
+  command
+    .command('ca')
+    .description("print the local CA certificate's path, creating the CA if needed (for NODE_EXTRA_CA_CERTS=$(payments-sandbox ca))")
+    .addOption(caDirOption())
+    .action(async (flags: { caDir?: string }) => {
+      // `payments-sandbox --ca-dir DIR ca` names the folder before the sub-command.
+      const dir = flags.caDir ?? command.opts<Flags>().caDir;
+      try {
+        console.log((await openCertificateAuthority(dir ? resolve(dir) : defaultCaDir())).certificatePath);
+      } catch (error) {
+        if (error instanceof CertificateAuthorityError) fail(error.message);
+        throw error;
+      }
     });
   return command;
 }
@@ -81,6 +107,10 @@ async function catalogueOrExit(folders: string[]) {
 
 // Starts the sandbox, prints where it is, and stops it cleanly on SIGINT/SIGTERM.
 async function serve(flags: Flags): Promise<void> {
+  // A name given for a listener that is not asked for would be ignored without a word.
+  if (flags.tlsHost?.length && flags.httpsPort === undefined && flags.proxyPort === undefined) {
+    fail('--tls-host names hosts for HTTPS: add --https-port <n> or --proxy-port <n>');
+  }
   const options: SandboxOptions = {
     port: flags.port,
     host: flags.host,
@@ -91,12 +121,16 @@ async function serve(flags: Flags): Promise<void> {
     journalSize: flags.journalSize,
     seed: flags.seed,
     strict: flags.strict,
+    httpsPort: flags.httpsPort,
+    proxyPort: flags.proxyPort,
+    tlsHosts: flags.tlsHost,
+    caDir: flags.caDir === undefined ? undefined : resolve(flags.caDir),
   };
   let sandbox;
   try {
     sandbox = await startSandbox(options);
   } catch (error) {
-    if (error instanceof StoreOpenError || error instanceof CatalogueError || /^unknown scenario/.test((error as Error).message)) fail((error as Error).message);
+    if (error instanceof StoreOpenError || error instanceof CatalogueError || error instanceof CertificateAuthorityError || /^unknown scenario/.test((error as Error).message)) fail((error as Error).message);
     throw error;
   }
   const keys = sampleKeyPair();
@@ -106,7 +140,7 @@ async function serve(flags: Flags): Promise<void> {
   links base    ${sandbox.publicUrl}
   control API   ${sandbox.url}/__sandbox  (health: ${sandbox.url}/__sandbox/health)
   store         ${options.dataFile ?? '(in memory)'}
-  seed          ${sandbox.seed}${options.scenario ? `\n  scenario      ${options.scenario} (sticky override)` : ''}
+  seed          ${sandbox.seed}${options.scenario ? `\n  scenario      ${options.scenario} (sticky override)` : ''}${tlsBanner(sandbox, options.tlsHosts)}
 
   A test key pair (any SBTESTPUBK_/SBTESTSECK_ pair works):
     public key  ${keys.publicKey}

@@ -1,0 +1,162 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../src/index.js';
+import { ControlClient } from '../support/control.js';
+import { TIMEOUT } from '../support/process.js';
+import { accountPayment, ApiClient, sandboxForTest, type TestMerchant } from '../support/sandbox.js';
+import { SAMPLE_KEYS, SdkSamples } from './sdk-samples.js';
+
+/**
+ * The provider's Node SDK (seerbit-nodejs 0.3.0) against the sandbox, as a
+ * merchant runs it: the SDK hard-wires https://seerbitapi.com/api/v2/, so
+ * each shipped sample runs in its own process with HTTPS_PROXY pointing at
+ * the sandbox's proxy, the sandbox's CA trusted, and the env-proxy preload.
+ */
+
+let caDir: string;
+let sandbox: Sandbox;
+let api: ApiClient;
+let control: ControlClient;
+let samples: SdkSamples;
+let merchant: TestMerchant;
+
+beforeAll(async () => {
+  caDir = await mkdtemp(join(tmpdir(), 'sdk-ca-'));
+  sandbox = await sandboxForTest({ httpsPort: 0, proxyPort: 0, tlsHosts: ['seerbitapi.com'], caDir });
+  api = await ApiClient.for(sandbox);
+  control = await ControlClient.for(sandbox);
+  const exchanged = await api.send('POST', '/encrypt/keys', { key: `${SAMPLE_KEYS.secretKey}.${SAMPLE_KEYS.publicKey}` });
+  expect(exchanged.status).toBe(200);
+  const token: string = exchanged.body.data.EncryptedSecKey.encryptedKey;
+  merchant = { ...SAMPLE_KEYS, token, basic: `Basic ${Buffer.from(`${SAMPLE_KEYS.publicKey}:${SAMPLE_KEYS.secretKey}`).toString('base64')}` };
+  samples = await SdkSamples.prepare({ proxyUrl: sandbox.proxyUrl!, caCertificate: sandbox.caCertificate!, token });
+}, TIMEOUT);
+
+afterAll(async () => {
+  await samples?.dispose();
+  await sandbox?.close();
+  if (caDir) await rm(caDir, { recursive: true, force: true });
+});
+
+/** The merchant's payments as the control API shows them. */
+async function storedPayments(): Promise<any[]> {
+  return (await control.send('GET', '/payments', { query: { publicKey: SAMPLE_KEYS.publicKey } })).body.payments;
+}
+
+/** The merchant's journal entries for one path below /api/v2. */
+async function journal(path: string): Promise<any[]> {
+  return (await control.send('GET', '/requests', { query: { publicKey: SAMPLE_KEYS.publicKey, path } })).body.requests;
+}
+
+/** `source` with `from` replaced by `to`, failing when the sample no longer contains `from`. */
+function edited(source: string, from: string, to: string): string {
+  expect(source, `the sample contains ${from}`).toContain(from);
+  return source.replace(from, to);
+}
+
+describe('seerbit-nodejs 0.3.0 samples through HTTPS_PROXY', () => {
+  it(
+    'StandardCheckout.Initialize (the README example): 00 and a redirectLink to the sandbox checkout page; the payment is stored',
+    async () => {
+      const run = await samples.run('standard-checkout', await SdkSamples.readmeStandardCheckout());
+      expect(run.printed, run.stdout + run.stderr).toMatchObject({ status: 'SUCCESS', data: { code: '00' } });
+      const redirectLink: string = run.printed.data.payments.redirectLink;
+      expect(redirectLink.startsWith(`${sandbox.publicUrl}/pages/`), redirectLink).toBe(true);
+      const stored = (await storedPayments()).find((payment) => redirectLink.endsWith(`/${encodeURIComponent(payment.linkingReference)}`));
+      expect(stored, 'the payment behind the redirectLink').toMatchObject({ email: 'testmerchant@mail.com', currency: 'NGN', country: 'NG' });
+      expect(Number(stored.amount)).toBe(100);
+      const entries = await journal('/payments');
+      expect(entries.some((entry) => entry.method === 'POST' && entry.status === 200 && entry.response?.body?.data?.payments?.redirectLink === redirectLink)).toBe(true);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'OrderService.CreateOrderBeforePayment (samples/orders/createBeforePayment.js): 00 with a redirectLink; the payment is stored',
+    async () => {
+      const run = await samples.run('create-order', await SdkSamples.sample('orders/createBeforePayment.js'));
+      expect(run.printed, run.stdout + run.stderr).toMatchObject({ status: 'SUCCESS', data: { code: '00' } });
+      const { paymentReference, redirectLink } = run.printed.data.payments;
+      expect(String(redirectLink).startsWith(`${sandbox.publicUrl}/pages/`), redirectLink).toBe(true);
+      const stored = (await storedPayments()).find((payment) => payment.paymentReference === String(paymentReference));
+      expect(stored, `payment ${paymentReference}`).toMatchObject({ email: 'johndoe@gmail.com', currency: 'NGN' });
+      expect((await journal('/payments/order')).some((entry) => entry.status === 200 && entry.paymentReference === String(paymentReference))).toBe(true);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'OrderService.GetOrders (samples/orders/getOrders.js, sent as GET with a body): 00 with the products, productId "fruits" as sent',
+    async () => {
+      const created = await samples.run('create-order-first', await SdkSamples.sample('orders/createBeforePayment.js'));
+      expect(created.printed, created.stdout + created.stderr).toMatchObject({ data: { code: '00' } });
+      const run = await samples.run('get-orders', await SdkSamples.sample('orders/getOrders.js'));
+      expect(run.printed, run.stdout + run.stderr).toMatchObject({ status: 'SUCCESS', data: { code: '00' } });
+      const products: any[] = run.printed.data.products;
+      expect(products.filter((product) => product.productId === 'fruits').map((product) => product.productDescription)).toEqual(
+        expect.arrayContaining(['mango', 'orange']),
+      );
+      const entries = await journal(`/products/orders/publicKey/${SAMPLE_KEYS.publicKey}`);
+      expect(entries.some((entry) => entry.method === 'GET' && entry.status === 200)).toBe(true);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'MobileMoneyCheckout.InitializeTransaction (samples/momo/initializePayment.js): NIP with paymentReference and linkingReference; a pending MOMO payment',
+    async () => {
+      const run = await samples.run('momo', await SdkSamples.sample('momo/initializePayment.js'));
+      expect(run.printed, run.stdout + run.stderr).toMatchObject({ status: 'SUCCESS', data: { code: 'NIP' } });
+      const { paymentReference, linkingReference } = run.printed.data.payments;
+      expect(typeof linkingReference).toBe('string');
+      const stored = (await storedPayments()).find((payment) => payment.paymentReference === String(paymentReference));
+      expect(stored, `payment ${paymentReference}`).toMatchObject({ method: 'MOMO', status: 'PENDING', linkingReference, currency: 'GHS' });
+      expect((await journal('/payments/initiates')).some((entry) => entry.status === 200 && entry.paymentReference === String(paymentReference))).toBe(true);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'VerificationService.Verify (samples/verifyTransaction.js on a payment made first; sent as GET with a body): the stored code and the paymentReference',
+    async () => {
+      const initiated = await api.as(merchant, 'POST', '/payments/initiates', accountPayment());
+      const paymentReference: string = initiated.body.data.payments.paymentReference;
+      const run = await samples.run('verify', edited(await SdkSamples.sample('verifyTransaction.js'), '"1614510868673"', JSON.stringify(paymentReference)));
+      const stored = (await storedPayments()).find((payment) => payment.paymentReference === paymentReference);
+      expect(run.printed, run.stdout + run.stderr).toMatchObject({ data: { code: stored.code, payments: { paymentReference } } });
+      expect((await journal(`/payments/query/${paymentReference}`)).some((entry) => entry.method === 'GET' && entry.status === 200)).toBe(true);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'samples/card/refundPayment.js calls checkout.Refund, which CardCheckout does not have: a fault of the SDK sample, nothing is sent',
+    async () => {
+      const refunds = async () => (await control.send('GET', '/requests', { query: { path: '/payments/refund' } })).body.count;
+      const before = await refunds();
+      const run = await samples.run('refund-as-shipped', await SdkSamples.sample('card/refundPayment.js'));
+      expect(run.code).not.toBe(0);
+      expect(run.stderr).toMatch(/checkout\.Refund is not a function/);
+      expect(await refunds()).toBe(before);
+    },
+    TIMEOUT,
+  );
+
+  it.each([
+    ['CardCheckout.RefundPreAuth (the refund sample calling RefundPreAuth)', 'card/refundPayment.js', '/payments/refund', ['checkout.Refund(payload)', 'checkout.RefundPreAuth(payload)']],
+    ['CardCheckout.CancelPreAuth (samples/card/cancelPayment.js)', 'card/cancelPayment.js', '/payments/cancel', undefined],
+  ] as const)(
+    '%s is sent as GET: the SDK rejects with 405 and a body naming POST',
+    async (_title, sample, path, edit) => {
+      const source = await SdkSamples.sample(sample);
+      const run = await samples.run(path.slice(1).replace('/', '-'), edit ? edited(source, edit[0], edit[1]) : source);
+      expect(run.printed, run.stdout + run.stderr).toMatchObject({ name: 'HttpClientException', statusCode: 405 });
+      expect(run.printed.responseBody).toMatch(/\bPOST\b/);
+      const entries = (await control.send('GET', '/requests', { query: { path } })).body.requests;
+      expect(entries.some((entry: any) => entry.method === 'GET' && entry.status === 405), JSON.stringify(entries)).toBe(true);
+    },
+    TIMEOUT,
+  );
+});
