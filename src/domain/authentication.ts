@@ -54,8 +54,8 @@ export function authenticate(store: Store, header: string | undefined, allowBasi
   if (scheme.toLowerCase() === 'bearer') {
     const publicKey = tokenPublicKey(credentials);
     if (publicKey !== undefined && isLiveKey(publicKey)) throw wrongEnvironment();
-    const merchant = publicKey === undefined ? undefined : store.merchant(publicKey);
-    if (!merchant || !tokenBelongsTo(credentials, merchant)) throw invalidToken();
+    const merchant = merchantOfToken(store, credentials);
+    if (!merchant) throw invalidToken();
     return merchant;
   }
   if (scheme.toLowerCase() === 'basic' && allowBasic) {
@@ -70,6 +70,13 @@ export function authenticate(store: Store, header: string | undefined, allowBasi
     return remember(store, pair, now);
   }
   throw invalidToken();
+}
+
+/** The known merchant a bearer token was issued for, or undefined when it names none (spec, Authentication rule 4). */
+export function merchantOfToken(store: Store, token: string): Merchant | undefined {
+  const publicKey = tokenPublicKey(token);
+  const merchant = publicKey === undefined ? undefined : store.merchant(publicKey);
+  return merchant && tokenBelongsTo(token, merchant) ? merchant : undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { maskBody, maskResponse, type Journal } from '../control/journal.js';
 import type { Merchant } from '../domain/merchants.js';
+import { merchantOfToken } from '../domain/authentication.js';
 import { parseExchangeKey } from '../domain/merchants.js';
 import type { Store } from '../store/store.js';
 
@@ -24,8 +25,11 @@ export function journalRecorder(deps: { journal: Journal; store: Store; now: () 
     res.once('close', () => {
       // The journal shows what the client sent, before any leniency read it otherwise.
       const body = (res.locals.sentBody ?? req.body) as Body;
+      // A request refused before authentication (a 405, a forced fault) still belongs to the merchant its token names.
+      const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
       const publicKey =
         (res.locals.merchant as Merchant | undefined)?.publicKey ??
+        (bearer === undefined ? undefined : merchantOfToken(deps.store, bearer)?.publicKey) ??
         (typeof body?.publicKey === 'string' ? body.publicKey : undefined) ??
         (typeof body?.key === 'string' ? parseExchangeKey(body.key)?.publicKey : undefined);
       const answered = res.locals.responseBody as { data?: { payments?: { paymentReference?: string } } } | undefined;
@@ -37,7 +41,8 @@ export function journalRecorder(deps: { journal: Journal; store: Store; now: () 
         method: req.method,
         path,
         publicKey,
-        paymentReference: (typeof body?.paymentReference === 'string' ? body.paymentReference : undefined) ?? linked?.paymentReference ?? answered?.data?.payments?.paymentReference,
+        // Clients send the reference as a number too (README, "Accepted beyond the spec").
+        paymentReference: (['string', 'number'].includes(typeof body?.paymentReference) ? String(body!.paymentReference) : undefined) ?? linked?.paymentReference ?? answered?.data?.payments?.paymentReference,
         operation: res.locals.operation as string | undefined,
         status: res.locals.fault ? 0 : res.statusCode,
         scenario: (res.getHeader('x-sandbox-scenario') as string | undefined) ?? undefined,

@@ -162,6 +162,15 @@ describe('the journal', () => {
     expect(entry.request.body.cardNumber).toBe('512345******0008');
     expect(JSON.stringify(entry)).not.toContain('5123450000000008');
   });
+
+  it('finds a request by a paymentReference sent as a number, and a 405 by the merchant whose token it carried', async () => {
+    const reference = Date.now() * 1000 + 7;
+    await initiate(momoPayment({ paymentReference: reference }));
+    expect((await control.requests({ paymentReference: String(reference) })).body.requests).toHaveLength(1);
+    await api.send('GET', '/payments/refund', undefined, `Bearer ${merchant.token}`);
+    const [latest] = (await control.requests({ publicKey: merchant.publicKey, limit: 1 })).body.requests;
+    expect(latest).toMatchObject({ method: 'GET', path: '/payments/refund', status: 405 });
+  });
 });
 
 describe('a strict sandbox', () => {
