@@ -76,6 +76,10 @@ export const headerTokenMissing = (): ApiError =>
 export const wrongEnvironment = (): ApiError =>
   new ApiError(403, { message: 'Confirm Merchant Environment', error: 'PERMISSION' }, 'wrong-environment');
 
+/** 413: a body larger than the sandbox reads (`limit` bytes), in the spec's error body. */
+export const payloadTooLarge = (limit: number): ApiError =>
+  new ApiError(413, { message: 'Payload Too Large', error: `The request body is larger than ${limit} bytes` }, 'payload-too-large');
+
 /**
  * 404 Not Found with the provider's text; `what` (which resource could not be
  * found) goes to the X-Sandbox-Detail header.

@@ -127,11 +127,12 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
       const { outcome, publicKey } = req.body as { outcome: 'success' | 'failure'; publicKey?: string };
       // The body's publicKey names the merchant when several used the reference (control-api.yaml, completePayment).
       const payment = onePayment(req, publicKey ?? merchantOf(req));
-      if (!settleExternally(store, payment, outcome, deps.now(), `control-complete-${outcome}`)) {
+      const settled = settleExternally(store, payment, outcome, deps.now(), `control-complete-${outcome}`);
+      if (!settled) {
         throw new ApiError(409, { message: `Payment ${payment.paymentReference} is ${payment.status}, not PENDING`, error: 'CONFLICT' });
       }
       await store.commit();
-      res.json(paymentView(payment));
+      res.json(paymentView(settled));
     },
     listOrders: (req, res) => {
       const publicKey = merchantOf(req);

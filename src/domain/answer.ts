@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import type { Facts } from '../scenarios/engine.js';
+import type { Selection } from '../scenarios/selector.js';
 import type { EnvelopeOutcome, Scenario } from '../scenarios/catalogue.js';
 import type { Merchant } from './merchants.js';
 import type { Store } from '../store/store.js';
@@ -10,14 +10,16 @@ export interface Envelope {
   data: { code: string; message: string; [field: string]: unknown };
 }
 
-/** What an operation answers: an HTTP status, a body, and the rule that decided it (whose delay or fault, if any, the HTTP layer carries out). */
+/**
+ * What an operation answers: an envelope (always HTTP 200, spec Errors >
+ * Business result codes) and the name of the rule that decided it. Refusals
+ * with an HTTP status are thrown as ApiError instead; delays and faults are
+ * the HTTP layer's, from the selection.
+ */
 export interface Answer {
-  status: number;
-  body: unknown;
+  body: Envelope;
   /** the name of the deciding rule, sent as X-Sandbox-Scenario */
   scenario: string;
-  /** the deciding rule itself, when it came from the catalogue */
-  rule?: Scenario;
 }
 
 /** Absolute URLs of the sandbox's own pages, built on the public base URL (`--public-url`). */
@@ -28,7 +30,7 @@ export interface Links {
   checkout(linkingReference: string): string;
 }
 
-/** Everything an operation needs: the merchant it acts for, the state, and the scenario selector. */
+/** Everything an operation needs: the merchant it acts for, the state, and what was decided about the request. */
 export interface OperationContext {
   merchant: Merchant;
   /**
@@ -38,8 +40,8 @@ export interface OperationContext {
   sent: Record<string, unknown>;
   store: Store;
   links: Links;
-  /** picks the rule for a request: a forced one if a selector chose it, else by the request's values (README, "Scenarios") */
-  decide(facts: Omit<Facts, 'headers'>): Scenario;
+  /** the rule chosen before the operation ran (header, override, or the request's values; README, "Choosing a scenario") */
+  selection: Selection;
   /** the current time as ISO 8601 UTC */
   now(): string;
 }
@@ -57,14 +59,12 @@ export function answerWith(scenario: Scenario, details: (outcome: EnvelopeOutcom
   const outcome = scenario.then;
   if (outcome.http) throw httpOutcome(scenario);
   if (outcome.code === undefined || outcome.message === undefined) throw new Error(`scenario ${scenario.name} has no outcome`);
-  // Faults that must change nothing: the operation is not carried out.
-  if (outcome.fault === 'drop-connection' || outcome.fault === 'hang') return { status: 0, body: undefined, scenario: scenario.name, rule: scenario };
   const payload = details(outcome as EnvelopeOutcome);
   // A `null` field: the payload is itself the data fields (the status query's payments and customers).
   const fields = outcome.payments === 'empty'
     ? { payments: {} }
     : field === null && outcome.field === undefined ? (payload as Record<string, unknown>) : { [outcome.field ?? field ?? 'payments']: payload };
-  return { status: 200, scenario: scenario.name, rule: scenario, body: envelope(outcome.code, outcome.message, fields) };
+  return { scenario: scenario.name, body: envelope(outcome.code, outcome.message, fields) };
 }
 
 /** The ApiError of a rule whose outcome is an HTTP error. */
@@ -83,5 +83,10 @@ export function envelope(code: string, message: string, fields: Record<string, u
  * S12 "Transaction Failed" with empty payments (README, "Where the spec is silent").
  */
 export function refused(rule: string): Answer {
-  return { status: 200, scenario: rule, body: envelope('S12', 'Transaction Failed', { payments: {} }) };
+  return { scenario: rule, body: envelope('S12', 'Transaction Failed', { payments: {} }) };
+}
+
+/** An answer the domain decides itself, not a catalogue rule (README decisions: RR, the state machine's refusals). */
+export function answered(scenario: string, code: string, message: string, fields: Record<string, unknown>): Answer {
+  return { scenario, body: envelope(code, message, fields) };
 }

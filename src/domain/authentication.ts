@@ -1,7 +1,6 @@
 import { badCredentials, inputError, providerError, invalidToken, headerTokenMissing, wrongEnvironment } from '../errors.js';
 import type { Store } from '../store/store.js';
-import type { Scenario } from '../scenarios/catalogue.js';
-import { answerWith, type Answer } from './answer.js';
+import { answerWith, type Answer, type OperationContext } from './answer.js';
 import {
   isLiveKey, isTestPublicKey, isTestSecretKey, issueToken, parseExchangeKey, tokenBelongsTo, tokenPublicKey,
   type KeyPair, type Merchant,
@@ -9,13 +8,15 @@ import {
 
 /**
  * Who is calling (spec, Authentication): the key exchange, and the bearer or
- * Basic credentials of every other operation. Test key pairs are accepted and
- * remembered on first use; live ones are refused.
+ * Basic credentials of every other operation. Test key pairs are accepted;
+ * live ones are refused. A new pair is not stored here: the HTTP layer
+ * remembers its merchant once a request it authenticated is answered
+ * (README decision 2), so a refused request creates no merchant.
  */
 
 /**
- * POST /encrypt/keys: the merchant of a `<secret>.<public>` key, remembered
- * if new.
+ * POST /encrypt/keys: the merchant of a `<secret>.<public>` key (a new,
+ * unstored one when the pair was never seen).
  * @throws ApiError 403 Confirm Merchant Environment for a live key, 400 INPUT
  *   for a value that is not a test key pair, 401 when the public key is known
  *   with another secret key.
@@ -26,16 +27,15 @@ export function exchangeKey(store: Store, key: string, now: string): Merchant {
   if (!pair || !isTestPublicKey(pair.publicKey) || !isTestSecretKey(pair.secretKey)) {
     throw inputError('key must be <secret key>.<public key> of a test key pair (SBTESTSECK_..., SBTESTPUBK_...)');
   }
-  return remember(store, pair, now);
+  return merchantOfPair(store, pair, now);
 }
 
 /**
- * POST /encrypt/keys as a whole: the merchant of the key, and the token under
- * data.EncryptedSecKey (or the spelling the deciding rule gives, spec endpoint 1).
+ * POST /encrypt/keys as an operation: the token of the request's merchant
+ * under data.EncryptedSecKey (or the spelling the selected rule gives, spec endpoint 1).
  */
-export function exchangeKeys(store: Store, key: string, now: string, decide: () => Scenario): Answer {
-  const merchant = exchangeKey(store, key, now);
-  return answerWith(decide(), () => ({ encryptedKey: issueToken(merchant) }), 'EncryptedSecKey');
+export function exchangeKeys(ctx: OperationContext): Answer {
+  return answerWith(ctx.selection.rule, () => ({ encryptedKey: issueToken(ctx.merchant) }), 'EncryptedSecKey');
 }
 
 /**
@@ -48,7 +48,7 @@ export function exchangeKeys(store: Store, key: string, now: string, decide: () 
  *   the wrong secret key, 401 Invalid Authentication Token for anything else
  *   that does not name a known merchant.
  */
-export function authenticate(store: Store, header: string | undefined, allowBasic: boolean, now: string): Merchant {
+export function authenticateMerchant(store: Store, header: string | undefined, allowBasic: boolean, now: string): Merchant {
   if (header === undefined || header.trim() === '') throw headerTokenMissing();
   const [scheme = '', credentials = ''] = header.trim().split(/\s+/, 2);
   if (scheme.toLowerCase() === 'bearer') {
@@ -67,7 +67,7 @@ export function authenticate(store: Store, header: string | undefined, allowBasi
     if (!isTestPublicKey(pair.publicKey)) throw badCredentials(true);
     const known = store.merchant(pair.publicKey);
     if (known && known.secretKey !== pair.secretKey) throw badCredentials(false);
-    return remember(store, pair, now);
+    return merchantOfPair(store, pair, now);
   }
   throw invalidToken();
 }
@@ -76,7 +76,8 @@ export function authenticate(store: Store, header: string | undefined, allowBasi
 export function merchantOfToken(store: Store, token: string): Merchant | undefined {
   const publicKey = tokenPublicKey(token);
   const merchant = publicKey === undefined ? undefined : store.merchant(publicKey);
-  return merchant && tokenBelongsTo(token, merchant) ? merchant : undefined;
+  // A token can claim any text as its public key: only a merchant record of that very key counts.
+  return merchant !== undefined && merchant.publicKey === publicKey && tokenBelongsTo(token, merchant) ? merchant : undefined;
 }
 
 /**
@@ -107,13 +108,12 @@ export function merchantOfPublicKey(store: Store, publicKey: unknown): Merchant 
   return merchant;
 }
 
-function remember(store: Store, pair: KeyPair, now: string): Merchant {
+// The stored merchant of a pair, or a new one that is not stored yet.
+function merchantOfPair(store: Store, pair: KeyPair, now: string): Merchant {
   const known = store.merchant(pair.publicKey);
   if (known) {
     if (known.secretKey !== pair.secretKey) throw invalidToken();
     return known;
   }
-  const merchant: Merchant = { ...pair, createdAt: now };
-  store.putMerchant(merchant);
-  return merchant;
+  return { ...pair, createdAt: now };
 }

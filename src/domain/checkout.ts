@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { processingError } from '../errors.js';
 import { answerWith, type Answer, type OperationContext } from './answer.js';
 import { linkingReferenceOf } from './merchants.js';
-import { newPayment } from './payments.js';
+import { answerCreating, newPayment } from './payments.js';
 
 /**
  * Hosted checkout (spec, endpoints 2 and 4): the payload hash and the payment
@@ -38,8 +38,7 @@ export function checkoutHash(body: Body, secretKey: string, order: 'sorted' | 'a
 
 /** POST /encrypt/hashs: `data.hash.hash` is the checkout hash of the body as sent. */
 export function computeHash(ctx: OperationContext, body: Body): Answer {
-  const scenario = ctx.decide({ operation: 'computeHash', body });
-  return answerWith(scenario, () => ({ hash: checkoutHash(ctx.sent, ctx.merchant.secretKey) }), 'hash');
+  return answerWith(ctx.selection.rule, () => ({ hash: checkoutHash(ctx.sent, ctx.merchant.secretKey) }), 'hash');
 }
 
 /**
@@ -61,18 +60,11 @@ export function createCheckoutLink(ctx: OperationContext, body: Body): Answer {
       throw refusal;
     }
   }
-  const paymentReference = String(body.paymentReference);
-  const existing = ctx.store.payment(ctx.merchant.publicKey, paymentReference);
-  const scenario = ctx.decide({ operation: 'createCheckoutLink', body, payment: existing });
-  const linkingReference = linkingReferenceOf(ctx.merchant.publicKey, paymentReference);
-  return answerWith(scenario, (outcome) => {
-    if (outcome.state) {
-      const payment = newPayment(ctx, body, 'CHECKOUT', linkingReference);
-      Object.assign(payment, { status: outcome.state, code: outcome.code, message: outcome.message, scenario: scenario.name });
-      ctx.store.putPayment(payment);
-    }
-    return { redirectLink: ctx.links.checkout(linkingReference), paymentStatus: LINK_PAYMENT_STATUS };
-  });
+  const linkingReference = linkingReferenceOf(ctx.merchant.publicKey, String(body.paymentReference));
+  return answerCreating(ctx, newPayment(ctx, body, 'CHECKOUT', linkingReference), () => ({
+    redirectLink: ctx.links.checkout(linkingReference),
+    paymentStatus: LINK_PAYMENT_STATUS,
+  }));
 }
 
 function sameHash(expected: string, given: string): boolean {

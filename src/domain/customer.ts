@@ -1,21 +1,23 @@
 import type { ScenarioEngine } from '../scenarios/engine.js';
 import type { Store } from '../store/store.js';
-import { cardOf, settleExternally, transferAccountOf } from './payments.js';
+import { cardOf, transferAccountOf } from './payments.js';
 import type { Payment } from './records.js';
+import { transition, type PaymentEvent } from './state-machine.js';
 
 /**
  * What a customer does on the sandbox's pages (README, "Pages"): pay a hosted
  * checkout by card, bank account or transfer, or cancel it; approve or
  * decline a card authentication. The catalogue decides by the same values as
  * the API: test card numbers on the card, OTP 123456 at authentication.
- * Every function changes a PENDING payment only and leaves the commit to the caller.
+ * Every action goes through the payment state machine, which refuses it for a
+ * payment no longer pending; the commit is left to the caller.
  */
 
 /** The outcome a customer action leaves: the payment as it now stands. */
 export interface CustomerStep {
   payment: Payment;
-  /** where the customer goes next: the card authentication page, or back to the merchant */
-  next: 'authenticate' | 'otp' | 'transfer' | 'return';
+  /** where the customer goes next: the card authentication page, the OTP or transfer step, back to the merchant, or (refused: no longer pending) the page as it stands */
+  next: 'authenticate' | 'otp' | 'transfer' | 'return' | 'settled';
 }
 
 /** The tools a customer action needs. */
@@ -57,7 +59,11 @@ export function returnWithOutcome(url: string, payment: Payment): string {
   return target.toString();
 }
 
-/** Pays a hosted checkout by card: a declining card fails it at once, any other asks for authentication. */
+/**
+ * Pays a hosted checkout by card: the catalogue decides by the card number,
+ * as the API does; a declining card fails it at once, any other asks for
+ * authentication.
+ */
 export function payByCard(ctx: CustomerContext, payment: Payment, cardNumber: string): CustomerStep {
   const rule = ctx.engine.decide({
     operation: 'initiatePayment',
@@ -66,51 +72,60 @@ export function payByCard(ctx: CustomerContext, payment: Payment, cardNumber: st
     headers: {},
   });
   const { code = '', message = '', state = 'PENDING' } = rule.then;
-  Object.assign(payment, { channel: 'CARD', card: cardOf(cardNumber), status: state, code, message, scenario: rule.name, updatedAt: ctx.now() });
-  ctx.store.putPayment(payment);
-  return { payment, next: payment.status === 'PENDING' ? 'authenticate' : 'return' };
+  const event: PaymentEvent = { type: 'choose-channel', channel: 'CARD', card: cardOf(cardNumber), status: state };
+  return step(ctx, payment, event, { code, message, scenario: rule.name }, (stored) => (stored.status === 'PENDING' ? 'authenticate' : 'return'));
 }
 
 /** Pays a hosted checkout from a bank account: the customer is asked for the OTP next. */
 export function payByAccount(ctx: CustomerContext, payment: Payment): CustomerStep {
-  Object.assign(payment, { channel: 'ACCOUNT', code: '20', message: 'Transaction is pending', updatedAt: ctx.now() });
-  ctx.store.putPayment(payment);
-  return { payment, next: 'otp' };
+  const event: PaymentEvent = { type: 'choose-channel', channel: 'ACCOUNT', status: 'PENDING' };
+  return step(ctx, payment, event, { code: '20', message: 'Transaction is pending', scenario: payment.scenario }, () => 'otp');
 }
 
 /** Pays a hosted checkout by bank transfer: the page shows the account to pay into. */
 export function payByTransfer(ctx: CustomerContext, payment: Payment): CustomerStep {
-  Object.assign(payment, { channel: 'TRANSFER', transfer: transferAccountOf(payment), code: '00', message: 'ACCOUNT OPENED SUCCESSFULLY', updatedAt: ctx.now() });
-  ctx.store.putPayment(payment);
-  return { payment, next: 'transfer' };
+  const event: PaymentEvent = { type: 'choose-channel', channel: 'TRANSFER', transfer: transferAccountOf(payment), status: 'PENDING' };
+  return step(ctx, payment, event, { code: '00', message: 'ACCOUNT OPENED SUCCESSFULLY', scenario: payment.scenario }, () => 'transfer');
 }
 
 /** The customer says the transfer is sent: the sandbox receives it at once. */
 export function transferSent(ctx: CustomerContext, payment: Payment): CustomerStep {
-  settleExternally(ctx.store, payment, 'success', ctx.now(), 'transfer-received');
-  return { payment, next: 'return' };
+  const event: PaymentEvent = { type: 'settle', status: 'SUCCESSFUL' };
+  return step(ctx, payment, event, { code: '00', message: 'Successful', scenario: 'transfer-received' }, () => 'return');
 }
 
 /**
- * Card authentication (or a bank account's OTP): approving with an OTP is
- * decided by the catalogue as POST /payments/validate would decide it
- * (123456 succeeds, a card that stays pending stays pending); declining fails it.
+ * Card authentication (or a bank account's OTP) by the customer: approving
+ * with an OTP is decided by the catalogue as POST /payments/validate would
+ * decide it (123456 succeeds, a card that stays pending stays pending);
+ * declining fails it.
  */
-export function authenticate(ctx: CustomerContext, payment: Payment, answer: { approve: true; otp: string } | { approve: false }): CustomerStep {
+export function completeCardAuthentication(ctx: CustomerContext, payment: Payment, answer: { approve: true; otp: string } | { approve: false }): CustomerStep {
   if (!answer.approve) {
-    Object.assign(payment, { status: 'FAILED', code: 'S12', message: 'Transaction Failed', scenario: 'customer-declined', updatedAt: ctx.now() });
-  } else {
-    const rule = ctx.engine.decide({ operation: 'validatePayment', body: { otp: answer.otp }, payment, headers: {} });
-    const { code = '', message = '', state = payment.status } = rule.then;
-    Object.assign(payment, { status: state, code, message, scenario: rule.name, updatedAt: ctx.now() });
+    const event: PaymentEvent = { type: 'settle', status: 'FAILED' };
+    return step(ctx, payment, event, { code: 'S12', message: 'Transaction Failed', scenario: 'customer-declined' }, () => 'return');
   }
-  ctx.store.putPayment(payment);
-  return { payment, next: 'return' };
+  const rule = ctx.engine.decide({ operation: 'validatePayment', body: { otp: answer.otp }, payment, headers: {} });
+  const { code = '', message = '', state = payment.status } = rule.then;
+  return step(ctx, payment, { type: 'settle', status: state }, { code, message, scenario: rule.name }, () => 'return');
 }
 
 /** The customer cancels on the checkout page. */
 export function cancelByCustomer(ctx: CustomerContext, payment: Payment): CustomerStep {
-  Object.assign(payment, { status: 'CANCELLED', code: 'S12', message: 'Transaction cancelled by the customer', scenario: 'customer-cancelled', updatedAt: ctx.now() });
-  ctx.store.putPayment(payment);
-  return { payment, next: 'return' };
+  return step(ctx, payment, { type: 'cancel' }, { code: 'S12', message: 'Transaction cancelled by the customer', scenario: 'customer-cancelled' }, () => 'return');
+}
+
+// One customer action through the state machine. A payment that is no longer
+// pending (settled meanwhile, or on another tab) refuses it: the customer is
+// shown where it stands.
+function step(
+  ctx: CustomerContext,
+  payment: Payment,
+  event: PaymentEvent,
+  outcome: { code: string; message: string; scenario: string },
+  next: (stored: Payment) => CustomerStep['next'],
+): CustomerStep {
+  const done = transition(ctx.store, payment, event, { ...outcome, now: ctx.now() });
+  if (done.refused) return { payment, next: 'settled' };
+  return { payment: done.payment, next: next(done.payment) };
 }

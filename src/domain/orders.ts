@@ -3,8 +3,8 @@ import { answerWith, type Answer, type OperationContext } from './answer.js';
 import { LINK_PAYMENT_STATUS } from './checkout.js';
 import { linkingReferenceOf } from './merchants.js';
 import { normaliseAmount, toNumber } from './money.js';
-import { newPayment } from './payments.js';
-import type { Order, OrderItem } from './records.js';
+import { answerCreating, newPayment } from './payments.js';
+import type { Order, OrderItem, Payment } from './records.js';
 
 /**
  * Orders (spec, endpoints 5-7): created before payment, their items updated,
@@ -29,42 +29,44 @@ export interface OrderRecord {
   updatedAt?: string;
 }
 
-/** POST /payments/order: stores the order and its pending payment; answers the checkout link. */
+/**
+ * POST /payments/order: stores the order and its pending payment, through the
+ * state machine; answers the checkout link. A reused reference creates
+ * neither (the catalogue's answer, 500 Transaction with reference exists).
+ */
 export function createOrder(ctx: OperationContext, body: Body): Answer {
   const paymentReference = String(body.paymentReference);
-  const existing = ctx.store.payment(ctx.merchant.publicKey, paymentReference);
-  const scenario = ctx.decide({ operation: 'createOrder', body, payment: existing });
   const linkingReference = linkingReferenceOf(ctx.merchant.publicKey, paymentReference);
-  return answerWith(scenario, (outcome) => {
-    const amount = normaliseAmount(String(body.amount));
-    if (outcome.state) {
-      const now = ctx.now();
-      const payment = newPayment(ctx, body, 'ORDER', linkingReference);
-      Object.assign(payment, { status: outcome.state, code: outcome.code, message: outcome.message, scenario: scenario.name });
-      const order: Order = {
-        publicKey: ctx.merchant.publicKey,
-        paymentReference,
-        callbackUrl: String(body.callbackUrl),
-        country: String(body.country),
-        currency: String(body.currency),
-        amount,
-        items: (body.orders as Body[]).map((item) => orderItem(item, now, now)),
-        createdAt: now,
-        updatedAt: now,
-      };
-      for (const field of ['email', 'fullName', 'mobileNumber', 'orderType'] as const) {
-        if (typeof body[field] === 'string') order[field] = body[field];
-      }
-      ctx.store.putPayment(payment);
-      ctx.store.putOrder(order);
-    }
+  const record = newPayment(ctx, body, 'ORDER', linkingReference);
+  return answerCreating(ctx, record, (payment, created) => {
+    // The order exists exactly when its payment was created by this request.
+    if (created) ctx.store.putOrder(newOrder(ctx, body, payment));
     return {
-      amount: toNumber(amount),
+      amount: toNumber(payment.amount),
       paymentReference,
       paymentStatus: LINK_PAYMENT_STATUS,
       redirectLink: ctx.links.checkout(linkingReference),
     };
   });
+}
+
+function newOrder(ctx: OperationContext, body: Body, payment: Payment): Order {
+  const now = payment.createdAt;
+  const order: Order = {
+    publicKey: ctx.merchant.publicKey,
+    paymentReference: payment.paymentReference,
+    callbackUrl: String(body.callbackUrl),
+    country: String(body.country),
+    currency: String(body.currency),
+    amount: payment.amount,
+    items: (body.orders as Body[]).map((item) => orderItem(item, now, now)),
+    createdAt: now,
+    updatedAt: now,
+  };
+  for (const field of ['email', 'fullName', 'mobileNumber', 'orderType'] as const) {
+    if (typeof body[field] === 'string') order[field] = body[field];
+  }
+  return order;
 }
 
 /**
@@ -78,20 +80,20 @@ export function updateOrders(ctx: OperationContext, body: Body): Answer {
   const paymentReference = String(body.paymentReference);
   const order = ctx.store.order(ctx.merchant.publicKey, paymentReference);
   if (!order) throw ordersNotFound('Transaction Not Found', 'order-not-found');
-  const scenario = ctx.decide({ operation: 'updateOrders', body });
   return answerWith(
-    scenario,
+    ctx.selection.rule,
     () => {
       const now = ctx.now();
+      // A new list of items: the stored order is never changed in place.
+      const items = [...order.items];
       const updated = (body.orders as Body[]).map((item) => {
-        const known = order.items.find((candidate) => candidate.orderId === item.orderId);
-        const next = orderItem(item, known?.createdAt ?? now, now);
-        if (known) order.items[order.items.indexOf(known)] = next;
-        else order.items.push(next);
+        const at = items.findIndex((candidate) => candidate.orderId === item.orderId);
+        const next = orderItem(item, at >= 0 ? items[at]!.createdAt : now, now);
+        if (at >= 0) items[at] = next;
+        else items.push(next);
         return next;
       });
-      order.updatedAt = now;
-      ctx.store.putOrder(order);
+      ctx.store.putOrder({ ...order, items, updatedAt: now });
       return updated.map((item) => {
         const { createdAt: _created, updatedAt: _updated, ...record } = orderRecord(order, item);
         return record;
@@ -109,8 +111,7 @@ export function updateOrders(ctx: OperationContext, body: Body): Answer {
 export function listOrders(ctx: OperationContext): Answer {
   const orders = ctx.store.orders(ctx.merchant.publicKey);
   if (orders.length === 0) throw ordersNotFound('Orders Not Found', 'orders-not-found');
-  const scenario = ctx.decide({ operation: 'listOrders', body: {} });
-  return answerWith(scenario, () => orders.flatMap((order) => order.items.map((item) => orderRecord(order, item))), 'products');
+  return answerWith(ctx.selection.rule, () => orders.flatMap((order) => order.items.map((item) => orderRecord(order, item))), 'products');
 }
 
 function orderItem(item: Body, createdAt: string, updatedAt: string): OrderItem {

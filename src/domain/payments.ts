@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { inputError, noAuthorisedTransaction, notFound } from '../errors.js';
-import type { OperationId, Variant } from '../scenarios/catalogue.js';
-import { answerWith, envelope, refused, type Answer, type OperationContext } from './answer.js';
+import type { OperationId, Scenario, Variant } from '../scenarios/catalogue.js';
+import { answered, answerWith, refused, type Answer, type OperationContext } from './answer.js';
+import { refusalOf, transition, type PaymentEvent } from './state-machine.js';
 import { linkingReferenceOf } from './merchants.js';
-import { fromMinor, normaliseAmount, toMinor, toNumber } from './money.js';
+import { normaliseAmount, toMinor, toNumber } from './money.js';
 import type { Payment, PaymentMethod, StoredCard, TransferAccount } from './records.js';
 import type { Store } from '../store/store.js';
 
@@ -29,29 +30,58 @@ export function variantOf(body: Body): Variant {
   return body.paymentType as Variant;
 }
 
-/** POST /payments/initiates. Answers 20, S20, NIP, 00 or a business failure as the scenario says. */
+/**
+ * POST /payments/initiates: answers 20, S20, NIP, 00 or a business failure as
+ * the selected rule says; a rule with a `state` creates the payment through
+ * the state machine.
+ */
 export function initiatePayment(ctx: OperationContext, body: Body): Answer {
-  const { merchant, store } = ctx;
   const paymentReference = String(body.paymentReference);
   const variant = variantOf(body);
-  const existing = store.payment(merchant.publicKey, paymentReference);
-  const scenario = ctx.decide({ operation: 'initiatePayment', variant, body, payment: existing });
-  return answerWith(scenario, (outcome) => {
-    const linkingReference = linkingReferenceOf(merchant.publicKey, paymentReference);
-    const payment = newPayment(ctx, body, variant, linkingReference);
-    if (outcome.state) {
-      Object.assign(payment, { status: outcome.state, code: outcome.code, message: outcome.message, scenario: scenario.name });
-      store.putPayment(payment);
-    }
+  const record = newPayment(ctx, body, variant, linkingReferenceOf(ctx.merchant.publicKey, paymentReference));
+  return answerCreating(ctx, record, (payment) => {
     switch (variant) {
       case 'CARD':
-        return { paymentReference, linkingReference, redirectUrl: ctx.links.authenticate(linkingReference) };
+        return { paymentReference, linkingReference: payment.linkingReference, redirectUrl: ctx.links.authenticate(payment.linkingReference) };
       case 'TRANSFER':
         return { paymentReference, amount: toNumber(payment.amount), ...payment.transfer };
       default:
-        return { paymentReference, linkingReference };
+        return { paymentReference, linkingReference: payment.linkingReference };
     }
   });
+}
+
+/** The spec's answer to a reused reference, when the catalogue has none that creates nothing (spec, Limits 1). */
+const REUSED_REFERENCE: Scenario = {
+  name: 'duplicate-reference',
+  description: 'A paymentReference the merchant has already used is refused (spec, Limits 1).',
+  match: { operation: 'initiatePayment' },
+  then: { code: 'S18', message: 'Transaction reference must be unique', payments: 'empty' },
+  example: { request: { operation: 'initiatePayment' }, expect: { status: 200, code: 'S18' } },
+  source: 'built in',
+};
+
+/**
+ * Answers an operation that creates a payment (initiate, hosted checkout
+ * link, order). A rule with a `state` creates `record` through the state
+ * machine; when the reference is already used, whatever rule a header or an
+ * override forced, nothing is created and the answer is the catalogue's answer
+ * to a reused reference (the rule the request's values choose: S18, or 500
+ * for links and orders).
+ * @param details the payload of the answer, from the payment as stored (`created`) or as it would have been
+ * @throws ApiError for a rule with an HTTP outcome.
+ */
+export function answerCreating(ctx: OperationContext, record: Payment, details: (payment: Payment, created: boolean) => unknown): Answer {
+  const rule = ctx.selection.rule;
+  const { state, code, message } = rule.then;
+  if (rule.then.http || !state || code === undefined || message === undefined) return answerWith(rule, () => details(record, false));
+  const current = ctx.store.payment(record.publicKey, record.paymentReference);
+  const made = transition(ctx.store, current, { type: 'create', record, status: state }, { code, message, scenario: rule.name, now: ctx.now() });
+  if (made.refused) {
+    const byValues = ctx.selection.byValues;
+    return answerWith(byValues.then.state ? REUSED_REFERENCE : byValues, () => ({}));
+  }
+  return answerWith(rule, () => details(made.payment, true));
 }
 
 /**
@@ -130,20 +160,25 @@ export function completePayment(ctx: OperationContext, operation: 'validatePayme
     throw inputError(`linkingReference ${linkingReference} is a ${payment.method} payment: complete it with ${where}`);
   }
   const details = { paymentReference: payment.paymentReference, linkingReference, authoption: [] };
-  if (payment.status !== 'PENDING') {
-    return { status: 200, scenario: 'payment-already-processed', body: envelope('RR', 'Sorry payment already processed', { payments: details }) };
-  }
-  const scenario = ctx.decide({ operation, body, payment });
-  return answerWith(scenario, (outcome) => {
-    if (outcome.state) settle(ctx, payment, outcome.state, outcome.code, outcome.message, scenario.name);
+  const rule = ctx.selection.rule;
+  if (payment.status !== 'PENDING') return alreadyProcessed(details);
+  return answerWith(rule, (outcome) => {
+    if (outcome.state && settled(ctx, payment, { type: 'settle', status: outcome.state }, rule.name, outcome).refused) {
+      throw new Error('a pending payment refused a completion');
+    }
     return details;
   });
 }
 
+// The provider's answer to a second completion (external-api.yml, ValidateTransactionResponse1).
+const alreadyProcessed = (details: Record<string, unknown>): Answer =>
+  answered('payment-already-processed', 'RR', 'Sorry payment already processed', { payments: details });
+
 /**
  * POST /payments/refund: a successful payment, up to what is left of its
  * amount; partial refunds add up and the payment is REFUNDED once all of it is.
- * A fully refunded payment is refused (S12 Transaction Failed).
+ * A payment refunded in full, or a refund above what is left, is refused
+ * (S12 Transaction Failed) and changes nothing.
  * @throws ApiError 400 No authorised transaction found for this reference (the
  *   provider's body) for an unknown reference or a payment never paid; 400
  *   INPUT for a currency other than the payment's.
@@ -154,45 +189,39 @@ export function refundPayment(ctx: OperationContext, body: Body): Answer {
   if (body.currency !== undefined && body.currency !== payment.currency) {
     throw inputError(`currency ${String(body.currency)} is not the currency of payment ${payment.paymentReference} (${payment.currency})`);
   }
-  if (payment.status !== 'SUCCESSFUL') return refused('refund-not-allowed');
-  const refund = toMinor(String(body.amount));
-  const refunded = toMinor(payment.refundedAmount) + refund;
-  if (refund === 0 || refunded > toMinor(payment.amount)) return refused('refund-exceeds-amount');
-  const scenario = ctx.decide({ operation: 'refundPayment', body, payment });
-  return answerWith(scenario, (outcome) => {
-    if (outcome.state === 'REFUNDED') {
-      payment.refundedAmount = fromMinor(refunded);
-      const whole = refunded === toMinor(payment.amount);
-      settle(ctx, payment, whole ? 'REFUNDED' : 'SUCCESSFUL', outcome.code, outcome.message, scenario.name);
-    } else if (outcome.state) {
-      settle(ctx, payment, outcome.state, outcome.code, outcome.message, scenario.name);
-    }
-    const card = payment.card ?? { bin: '', last4: '', token: '' };
-    return { paymentReference: payment.paymentReference, status: 'REFUNDED', card };
+  const amountMinor = toMinor(String(body.amount));
+  const rule = ctx.selection.rule;
+  // Checked before the rule answers: no rule can approve a refund the payment does not allow.
+  const refusal = refusalOf(payment, { type: 'refund', amountMinor });
+  if (refusal) return refused(refusal === 'fully-refunded' ? 'refund-not-allowed' : 'refund-exceeds-amount');
+  return answerWith(rule, (outcome) => {
+    let stored = payment;
+    if (outcome.state === 'REFUNDED') stored = settled(ctx, payment, { type: 'refund', amountMinor }, rule.name, outcome).payment ?? payment;
+    else if (outcome.state) stored = settled(ctx, payment, { type: 'settle', status: outcome.state }, rule.name, outcome).payment ?? payment;
+    return { paymentReference: stored.paymentReference, status: 'REFUNDED', card: stored.card ?? { bin: '', last4: '', token: '' } };
   });
 }
 
 /**
  * POST /payments/cancel: only a payment that is still pending; one already
- * settled is refused (S12 Transaction Failed).
+ * settled is refused (S12 Transaction Failed) and changes nothing.
  * @throws ApiError 400 No authorised transaction found for this reference (the
  *   provider's body) for an unknown reference.
  */
 export function cancelPayment(ctx: OperationContext, body: Body): Answer {
   const payment = paymentNamed(ctx, body);
-  if (payment.status !== 'PENDING') return refused('cancel-not-allowed');
-  const scenario = ctx.decide({ operation: 'cancelPayment', body, payment });
-  return answerWith(scenario, (outcome) => {
-    if (outcome.state) settle(ctx, payment, outcome.state, outcome.code, outcome.message, scenario.name);
-    const { bin = '', last4 = '' } = payment.card ?? {};
-    return { paymentReference: payment.paymentReference, status: 'CANCELLED', card: { bin, last4 } };
+  if (refusalOf(payment, { type: 'cancel' })) return refused('cancel-not-allowed');
+  const rule = ctx.selection.rule;
+  return answerWith(rule, (outcome) => {
+    const stored = outcome.state ? (settled(ctx, payment, outcome.state === 'CANCELLED' ? { type: 'cancel' } : { type: 'settle', status: outcome.state }, rule.name, outcome).payment ?? payment) : payment;
+    const { bin = '', last4 = '' } = stored.card ?? {};
+    return { paymentReference: stored.paymentReference, status: 'CANCELLED', card: { bin, last4 } };
   });
 }
 
-/** Moves a payment to its next state and stores it. */
-export function settle(ctx: OperationContext, payment: Payment, status: Payment['status'], code: string, message: string, scenario: string): void {
-  Object.assign(payment, { status, code, message, scenario, updatedAt: ctx.now() });
-  ctx.store.putPayment(payment);
+// One event of an operation through the state machine, with the rule's code and message.
+function settled(ctx: OperationContext, payment: Payment, event: PaymentEvent, scenario: string, outcome: { code: string; message: string }) {
+  return transition(ctx.store, payment, event, { code: outcome.code, message: outcome.message, scenario, now: ctx.now() });
 }
 
 function paymentNamed(ctx: OperationContext, body: Body): Payment {
@@ -204,13 +233,12 @@ function paymentNamed(ctx: OperationContext, body: Body): Payment {
 /**
  * Settles a pending payment as the outside world would (3-D Secure answered,
  * transfer received): SUCCESSFUL with 00 Successful, or FAILED with S12
- * Transaction Failed. Used by the control API and the customer pages.
- * @returns false, changing nothing, when the payment is not PENDING.
+ * Transaction Failed, through the state machine. Used by the control API and
+ * the customer pages.
+ * @returns the payment as stored, or undefined, changing nothing, when it is not PENDING.
  */
-export function settleExternally(store: Store, payment: Payment, outcome: 'success' | 'failure', now: string, scenario: string): boolean {
-  if (payment.status !== 'PENDING') return false;
+export function settleExternally(store: Store, payment: Payment, outcome: 'success' | 'failure', now: string, scenario: string): Payment | undefined {
   const [status, code, message] = outcome === 'success' ? (['SUCCESSFUL', '00', 'Successful'] as const) : (['FAILED', 'S12', 'Transaction Failed'] as const);
-  Object.assign(payment, { status, code, message, scenario, updatedAt: now });
-  store.putPayment(payment);
-  return true;
+  const done = transition(store, payment, { type: 'settle', status }, { code, message, scenario, now });
+  return done.refused ? undefined : done.payment;
 }

@@ -26,7 +26,7 @@ export const STORED = '$payment';
 export function queryPayment(ctx: OperationContext, paymentReference: string): Answer {
   const payment = ctx.store.payment(ctx.merchant.publicKey, paymentReference);
   if (!payment) throw processingError('No transaction found', 'no-transaction-found');
-  const rule = ctx.decide({ operation: 'queryPayment', body: {}, payment });
+  const rule = ctx.selection.rule;
   const then = { ...rule.then };
   if (then.code === STORED) then.code = payment.code;
   if (then.message === STORED) then.message = payment.message;

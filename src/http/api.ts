@@ -1,18 +1,19 @@
-import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import express, { type RequestHandler, type Response, type Router } from 'express';
 import type { Answer, Links, OperationContext } from '../domain/answer.js';
 import { httpOutcome } from '../domain/answer.js';
-import { authenticate, checkPublicKey, exchangeKeys, merchantOfPublicKey } from '../domain/authentication.js';
+import { authenticateMerchant, checkPublicKey, exchangeKey, exchangeKeys, merchantOfPublicKey } from '../domain/authentication.js';
 import { computeHash, createCheckoutLink } from '../domain/checkout.js';
-import { parseExchangeKey, type Merchant } from '../domain/merchants.js';
+import type { Merchant } from '../domain/merchants.js';
 import { createOrder, listOrders, updateOrders } from '../domain/orders.js';
-import { cancelPayment, completePayment, initiatePayment, refundPayment, variantOf } from '../domain/payments.js';
+import { cancelPayment, completePayment, initiatePayment, refundPayment } from '../domain/payments.js';
 import { queryPayment } from '../domain/status-query.js';
 import { ApiError, methodNotAllowed, notFound } from '../errors.js';
 import type { OperationId } from '../scenarios/catalogue.js';
 import { SCENARIO_HEADER, type ScenarioSelector, type Selection } from '../scenarios/selector.js';
 import type { Store } from '../store/store.js';
 import { operationId, type HttpOperation } from '../validation/operations.js';
-import { actionFor, delayMs, dropConnection, pause, type HungConnections } from './faults.js';
+import { delayMs, dropConnection, pause, type HungConnections } from './faults.js';
+import { factsOf, type RequestFacts } from './request-facts.js';
 import { journalRecorder } from './journal-recorder.js';
 import type { Journal } from '../control/journal.js';
 import { validateRequest } from './validate.js';
@@ -33,8 +34,9 @@ export interface ApiDependencies {
 type Body = Record<string, unknown>;
 type Operation = (ctx: OperationContext, body: Body, params: Record<string, string>) => Answer;
 
-/** The handler of each operationId of openapi/payments-api.yaml but exchangeKeys, which has no merchant yet. */
-const OPERATIONS: Record<Exclude<OperationId, 'exchangeKeys'>, Operation> = {
+/** The domain operation of each operationId of openapi/payments-api.yaml. */
+const OPERATIONS: Record<OperationId, Operation> = {
+  exchangeKeys: (ctx) => exchangeKeys(ctx),
   computeHash,
   initiatePayment,
   createCheckoutLink,
@@ -105,12 +107,13 @@ export function apiRouter(deps: ApiDependencies): Router {
 
 function handlersFor(id: OperationId, operation: HttpOperation, deps: ApiDependencies): RequestHandler[] {
   const validate = validateRequest(operation, { lenient: !deps.strict });
+  const run = OPERATIONS[id];
   if (id === 'exchangeKeys') {
-    return [
-      validate,
-      select(deps, id),
-      answer(deps, (req, res) => exchangeKeys(deps.store, String((req.body as Body).key), deps.now(), () => decide(deps, req, res, { operation: id, body: req.body as Body }))),
-    ];
+    const keyHolder: RequestHandler = (req, res, next) => {
+      res.locals.merchant = exchangeKey(deps.store, String((req.body as Body).key), deps.now());
+      next();
+    };
+    return [validate, keyHolder, select(deps, id), answer(deps, (ctx) => run(ctx, {}, {}))];
   }
   const allowBasic = (operation.security ?? []).some((set) => set.some((scheme) => scheme.type === 'http' && scheme.scheme === 'basic'));
   const providerBody = PROVIDER_ERRORS.has(id);
@@ -118,7 +121,7 @@ function handlersFor(id: OperationId, operation: HttpOperation, deps: ApiDepende
   const optional = (operation.security ?? []).some((set) => set.length === 0);
   const authenticated: RequestHandler = (req, res, next) => {
     if (optional && req.headers.authorization === undefined) return next();
-    const merchant = authenticate(deps.store, req.headers.authorization, allowBasic, deps.now());
+    const merchant = authenticateMerchant(deps.store, req.headers.authorization, allowBasic, deps.now());
     checkPublicKey(merchant, req.params.publicKey);
     res.locals.merchant = merchant;
     next();
@@ -129,66 +132,52 @@ function handlersFor(id: OperationId, operation: HttpOperation, deps: ApiDepende
     else checkPublicKey(res.locals.merchant as Merchant, publicKey, providerBody);
     next();
   };
-  const run = OPERATIONS[id];
-  return [authenticated, validate, checkBody, select(deps, id), answer(deps, (req, res) => run(context(deps, req, res), (req.body ?? {}) as Body, req.params as Record<string, string>))];
+  return [authenticated, validate, checkBody, select(deps, id), answer(deps, (ctx, facts) => run(ctx, facts.body as Body, facts.params))];
 }
 
-// The header and override selectors choose before the operation runs, so that
-// a fault that must change nothing (drop-connection, hang) or a forced HTTP
-// error happens before anything is stored.
+// The one decision about a request, before the operation runs: the rule that
+// answers (header, override, values), and the delay or fault. A fault that must
+// change nothing (drop-connection, hang) or a forced HTTP error happens here,
+// before anything is stored.
 function select(deps: ApiDependencies, operation: OperationId): RequestHandler {
   return (req, res, next) => {
-    const body = (req.body ?? {}) as Body;
-    const merchant = res.locals.merchant as Merchant | undefined;
-    const selection = deps.selector.select(
-      {
-        operation,
-        variant: operation === 'initiatePayment' ? variantOf(body) : undefined,
-        publicKey: merchant?.publicKey ?? parseExchangeKey(String(body.key ?? ''))?.publicKey,
-      },
-      req.get(SCENARIO_HEADER),
-    );
+    const facts = factsOf(operation, res.locals.merchant as Merchant, (req.body ?? {}) as Body, req.params as Record<string, string>, req.headers, deps.store);
+    res.locals.facts = facts;
+    const selection = deps.selector.select(facts, req.get(SCENARIO_HEADER));
     res.locals.selection = selection;
-    const early = actionFor(selection.action, selection.forced);
-    res.locals.action = early;
-    if (early?.fault === 'drop-connection') return dropConnection(req, res, early.fault);
-    if (early?.fault === 'hang') return deps.hung.hold(req, res, early.fault);
-    if (selection.forced?.then.http) throw httpOutcome(selection.forced);
+    res.locals.action = selection.action;
+    const fault = selection.action?.fault;
+    if (fault === 'drop-connection') return dropConnection(req, res, fault);
+    if (fault === 'hang') return deps.hung.hold(req, res, fault);
+    if (selection.forced && selection.rule.then.http) throw httpOutcome(selection.rule);
     next();
   };
 }
 
-function decide(deps: ApiDependencies, req: Request, res: Response, facts: Parameters<OperationContext['decide']>[0]) {
-  const selection = res.locals.selection as Selection;
-  return selection.forced ?? deps.selector.engine.decide({ ...facts, headers: req.headers });
-}
-
-function context(deps: ApiDependencies, req: Request, res: Response): OperationContext {
-  return {
-    merchant: res.locals.merchant as Merchant,
-    sent: (res.locals.sentBody ?? req.body ?? {}) as Body,
-    store: deps.store,
-    links: deps.links,
-    now: deps.now,
-    decide: (facts) => decide(deps, req, res, facts),
-  };
-}
-
-// Answers only once every change the operation made is on disk (group commit),
-// then carries out the delay or fault of the deciding rule or the selector.
-function answer(deps: ApiDependencies, operate: (req: Request, res: Response) => Answer): RequestHandler {
+// Runs the operation; remembers a new merchant once its request is answered
+// (a refused one creates none); answers only once every change is on disk
+// (group commit); then carries out the selection's delay or lose-response.
+function answer(deps: ApiDependencies, operate: (ctx: OperationContext, facts: RequestFacts & { params: Record<string, string> }) => Answer): RequestHandler {
   return async (req, res) => {
-    const result = operate(req, res);
+    const facts = res.locals.facts as RequestFacts;
+    const selection = res.locals.selection as Selection;
+    const ctx: OperationContext = {
+      merchant: facts.merchant,
+      sent: (res.locals.sentBody ?? req.body ?? {}) as Body,
+      store: deps.store,
+      links: deps.links,
+      selection,
+      now: deps.now,
+    };
+    const result = operate(ctx, { ...facts, params: req.params as Record<string, string> });
+    if (!deps.store.merchant(facts.merchant.publicKey)) deps.store.putMerchant(facts.merchant);
     await deps.store.commit();
-    const action = actionFor((res.locals.selection as Selection).action, result.rule);
-    res.locals.action = action;
     res.set('X-Sandbox-Scenario', result.scenario);
-    if (action?.fault === 'hang') return deps.hung.hold(req, res, action.fault);
-    if (action?.fault === 'drop-connection') return dropConnection(req, res, action.fault);
+    const action = selection.action;
     const delay = delayMs(action?.delay, deps.selector.engine.random);
     if (delay > 0) res.set('X-Sandbox-Delay', String(delay));
     await pause(delay);
     if (action?.fault === 'lose-response') return dropConnection(req, res, action.fault);
-    res.status(result.status).json(result.body);
+    res.status(200).json(result.body);
   };
 }

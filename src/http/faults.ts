@@ -1,18 +1,9 @@
 import type { Request, Response } from 'express';
 import type { Socket } from 'node:net';
 import type { Delay, Fault } from '../scenarios/catalogue.js';
-import type { Action } from '../scenarios/selector.js';
 
 /** How long a hung request is held before its connection is closed: far past any client's timeout. */
 export const HANG_LIMIT_MS = 10 * 60 * 1000;
-
-/** The delay and fault that apply to one answer: the selector's action first, then the deciding rule's own. */
-export function actionFor(selected: Action | undefined, rule: { name: string; then: { delay?: Delay; fault?: Fault } } | undefined): Action | undefined {
-  const delay = selected?.delay ?? rule?.then.delay;
-  const fault = selected?.fault ?? rule?.then.fault;
-  if (!delay && !fault) return undefined;
-  return { name: selected?.fault || selected?.delay ? selected.name : rule!.name, delay, fault };
-}
 
 /** Milliseconds of a delay; a range is drawn with `random` (seeded by --seed). */
 export function delayMs(delay: Delay | undefined, random: () => number): number {

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler } from 'express';
-import { ApiError, badRequest, internalError, notFound } from '../errors.js';
+import { ApiError, badRequest, internalError, notFound, payloadTooLarge } from '../errors.js';
 import type { Action } from '../scenarios/selector.js';
 import { delayMs, pause } from './faults.js';
 
@@ -27,7 +27,8 @@ function toApiError(error: unknown): ApiError {
   const status = (error as { status?: unknown }).status;
   // A file the static handler does not have.
   if (status === 404) return notFound('No such file');
-  // body-parser's errors (malformed JSON, a body too large, a bad charset) carry a 4xx status.
+  if (status === 413) return payloadTooLarge(Number((error as { limit?: unknown }).limit) || 0);
+  // body-parser's other errors (malformed JSON, a bad charset, an unreadable stream) carry a 4xx status.
   if (typeof status === 'number' && status >= 400 && status < 500) return badRequest((error as Error).message);
   console.error('payments-sandbox: unexpected error:', error);
   return internalError();

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import express, { type Request, type Response, type Router } from 'express';
 import {
-  authenticate, cancelByCustomer, isRedirectable, payByAccount, payByCard, payByTransfer, returnUrlOf, returnWithOutcome, transferSent,
+  cancelByCustomer, completeCardAuthentication, isRedirectable, payByAccount, payByCard, payByTransfer, returnUrlOf, returnWithOutcome, transferSent,
   type CustomerContext, type CustomerStep,
 } from '../domain/customer.js';
 import type { Payment } from '../domain/records.js';
@@ -39,6 +39,7 @@ export function pagesRouter(ctx: CustomerContext): Router {
   const finish = async (res: Response, step: CustomerStep, self: string) => {
     await ctx.store.commit();
     if (step.next === 'authenticate') return res.redirect(303, `/pages/authenticate/${encodeURIComponent(step.payment.linkingReference)}`);
+    // The next step of the checkout, or the page as it now stands (a refused step).
     if (step.next !== 'return') return res.redirect(303, self);
     const back = returnUrlOf(step.payment);
     if (back && isRedirectable(back)) return res.redirect(303, returnWithOutcome(back, step.payment));
@@ -56,8 +57,8 @@ export function pagesRouter(ctx: CustomerContext): Router {
   router.post('/checkout/:linkingReference', async (req, res) => {
     const payment = find(req, res, isCheckout);
     if (!payment) return;
+    // A payment no longer pending is refused by the state machine: the customer is sent back to see where it stands.
     const self = req.originalUrl;
-    if (payment.status !== 'PENDING') return res.redirect(303, self);
     const form = req.body as Record<string, string | undefined>;
     const order = ctx.store.order(payment.publicKey, payment.paymentReference);
     const refuse = (why: string) => res.status(400).type('html').send(checkoutPage(payment, order, self, why));
@@ -76,7 +77,7 @@ export function pagesRouter(ctx: CustomerContext): Router {
         return finish(res, payByAccount(ctx, payment), self);
       case 'otp':
         if (payment.channel !== 'ACCOUNT' || !form.otp) return refuse('Enter the one-time password.');
-        return finish(res, authenticate(ctx, payment, { approve: true, otp: form.otp }), self);
+        return finish(res, completeCardAuthentication(ctx, payment, { approve: true, otp: form.otp }), self);
       case 'transfer':
         return finish(res, payByTransfer(ctx, payment), self);
       case 'transfer-sent':
@@ -99,11 +100,10 @@ export function pagesRouter(ctx: CustomerContext): Router {
   router.post('/authenticate/:linkingReference', async (req, res) => {
     const payment = find(req, res, isCard);
     if (!payment) return;
-    if (payment.status !== 'PENDING') return res.redirect(303, req.originalUrl);
     const form = req.body as Record<string, string | undefined>;
-    if (form.action === 'decline') return finish(res, authenticate(ctx, payment, { approve: false }), req.originalUrl);
+    if (form.action === 'decline') return finish(res, completeCardAuthentication(ctx, payment, { approve: false }), req.originalUrl);
     if (!form.otp) return res.status(400).type('html').send(authenticatePage(payment, req.originalUrl, 'Enter the one-time password, or decline.'));
-    return finish(res, authenticate(ctx, payment, { approve: true, otp: form.otp }), req.originalUrl);
+    return finish(res, completeCardAuthentication(ctx, payment, { approve: true, otp: form.otp }), req.originalUrl);
   });
 
   return router;

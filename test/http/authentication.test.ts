@@ -39,6 +39,19 @@ describe('POST /encrypt/keys', () => {
     expect(response.body).toEqual({ message: 'Invalid Authentication Token', error: 'INPUT' });
   });
 
+  it('remembers a new key pair only once its request is answered: a refused exchange or refund creates no merchant', async () => {
+    const pair = { publicKey: 'SBTESTPUBK_notyetremembered1', secretKey: 'SBTESTSECK_notyetremembered1' };
+    const forced = await api.send('POST', '/encrypt/keys', { key: `${pair.secretKey}.${pair.publicKey}` }, undefined, undefined, { headers: { 'X-Sandbox-Scenario': 'internal-error' } });
+    expect(forced.status).toBe(500);
+    expect(sandbox.store.merchant(pair.publicKey)).toBeUndefined();
+    const basic = `Basic ${Buffer.from(`${pair.publicKey}:${pair.secretKey}`).toString('base64')}`;
+    const refund = await api.send('POST', '/payments/refund', { publicKey: pair.publicKey, paymentReference: 'NONE', amount: '1.00', currency: 'NGN', country: 'NG' }, basic);
+    expect(refund.status).toBe(400);
+    expect(sandbox.store.merchant(pair.publicKey)).toBeUndefined();
+    expect((await api.send('POST', '/encrypt/keys', { key: `${pair.secretKey}.${pair.publicKey}` })).status).toBe(200);
+    expect(sandbox.store.merchant(pair.publicKey)).toMatchObject(pair);
+  });
+
   it('answers 400 INPUT naming the field when key is missing', async () => {
     const response = await api.send('POST', '/encrypt/keys', {});
     expect(response.status).toBe(400);

@@ -73,6 +73,20 @@ describe('POST /payments/initiates', () => {
     expect(stored(body.paymentReference).method).toBe('CARD');
   });
 
+  it('a rule forced by header or override cannot replace a payment already made: S18, and the payment stays as it was', async () => {
+    const body = accountPayment();
+    const initiated = await initiate(body);
+    await validate(initiated.body.data.payments.linkingReference, '123456');
+    expect(stored(body.paymentReference).status).toBe('SUCCESSFUL');
+    const forced = await api.send('POST', '/payments/initiates', { publicKey: merchant.publicKey, ...body }, `Bearer ${merchant.token}`, undefined, { headers: { 'X-Sandbox-Scenario': 'account-pending' } });
+    expect(forced.body.data).toEqual({ code: 'S18', message: 'Transaction reference must be unique', payments: {} });
+    expect(forced.headers['x-sandbox-scenario']).toBe('duplicate-reference');
+    expect(stored(body.paymentReference)).toMatchObject({ status: 'SUCCESSFUL', code: '00' });
+    const lost = await api.send('POST', '/payments/initiates', { publicKey: merchant.publicKey, ...body }, `Bearer ${merchant.token}`, undefined, { headers: { 'X-Sandbox-Scenario': 'lose-response' } });
+    expect(lost.status).toBe(0);
+    expect(stored(body.paymentReference)).toMatchObject({ status: 'SUCCESSFUL', code: '00' });
+  });
+
   it('the same paymentReference is free for another merchant', async () => {
     const body = cardPayment();
     await initiate(body);
@@ -279,6 +293,23 @@ describe('refund and cancel', () => {
       expect(response.status).toBe(405);
       expect(response.headers.allow).toBe('POST');
       expect(response.body).toEqual({ message: 'Method Not Allowed', error: `GET is not supported by /api/v2${path}: send POST` });
+    }
+  });
+});
+
+describe('what no client should send', () => {
+  it('a body over 1 MB answers 413 in the spec\'s error body', async () => {
+    const response = await api.send('POST', '/payments/initiates', undefined, `Bearer ${merchant.token}`, JSON.stringify({ pad: 'x'.repeat(1_100_000) }));
+    expect(response.status).toBe(413);
+    expect(response.body).toEqual({ message: 'Payload Too Large', error: 'The request body is larger than 1048576 bytes' });
+  });
+
+  it('a token that claims __proto__, constructor or toString as its key answers 401, not 500', async () => {
+    for (const claimed of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      const token = `SBTOKEN_${Buffer.from(claimed).toString('base64url')}.x`;
+      const response = await api.send('POST', '/payments/initiates', accountPayment({ publicKey: merchant.publicKey }), `Bearer ${token}`);
+      expect(response.status, claimed).toBe(401);
+      expect(response.body).toEqual({ message: 'Invalid Authentication Token', error: 'INPUT' });
     }
   });
 });

@@ -1,0 +1,125 @@
+import { fromMinor, toMinor } from './money.js';
+import type { Payment, PaymentStatus, StoredCard, TransferAccount } from './records.js';
+import type { Store } from '../store/store.js';
+
+/**
+ * The payment state machine (README decision 12): the one place where a
+ * payment comes into being or changes. Every operation, customer page and
+ * control action sends it an event; it checks the event against the table,
+ * builds a new record (stored records are never changed in place) and
+ * stores it. What it refuses changes nothing, whatever rule was chosen: the
+ * catalogue names an answer, the state machine decides whether it may happen.
+ */
+
+/** Something that happens to a payment. Amounts are in minor units. */
+export type PaymentEvent =
+  /** initiate, hosted checkout link, order: a new payment in its first state */
+  | { type: 'create'; record: Payment; status: PaymentStatus }
+  /** the customer picks a way to pay on the hosted checkout page (a declined card fails it at once) */
+  | { type: 'choose-channel'; channel: NonNullable<Payment['channel']>; status: PaymentStatus; card?: StoredCard; transfer?: TransferAccount }
+  /** an OTP, a card authentication, a transfer received, a settle over the control API */
+  | { type: 'settle'; status: PaymentStatus }
+  /** a refund of `amountMinor` */
+  | { type: 'refund'; amountMinor: number }
+  /** a cancel by the merchant or by the customer */
+  | { type: 'cancel' };
+
+/** The event's type. */
+export type PaymentEventType = PaymentEvent['type'];
+
+/**
+ * The table: the states an event may leave (`from`; `none` for a reference
+ * not used yet) and the states it may lead to. README decision 12: completion
+ * needs PENDING, a refund SUCCESSFUL, a cancel PENDING.
+ */
+export const TRANSITIONS: Readonly<Record<PaymentEventType, { from: readonly (PaymentStatus | 'none')[]; to: readonly PaymentStatus[] }>> = {
+  create: { from: ['none'], to: ['PENDING', 'SUCCESSFUL', 'FAILED'] },
+  'choose-channel': { from: ['PENDING'], to: ['PENDING', 'FAILED'] },
+  settle: { from: ['PENDING'], to: ['PENDING', 'SUCCESSFUL', 'FAILED'] },
+  refund: { from: ['SUCCESSFUL'], to: ['SUCCESSFUL', 'REFUNDED'] },
+  cancel: { from: ['PENDING'], to: ['CANCELLED'] },
+};
+
+/**
+ * Why the state machine refused an event:
+ * - `reference-used`: a payment with this reference exists (spec, Limits 1);
+ * - `not-pending`: the payment is no longer pending (completion, cancel, a customer's step);
+ * - `not-paid`: a refund of a payment never paid;
+ * - `fully-refunded`: a refund of a payment refunded in full;
+ * - `exceeds-amount`: a refund above what is left of the amount, or of nothing.
+ */
+export type Refusal = 'reference-used' | 'not-pending' | 'not-paid' | 'fully-refunded' | 'exceeds-amount';
+
+/** What the outcome of an event says of the payment: its result code and message, and the rule that gave them. */
+export interface Outcome {
+  code: string;
+  message: string;
+  /** the deciding scenario's name, kept on the payment */
+  scenario: string;
+  /** ISO 8601 UTC */
+  now: string;
+}
+
+/** The result of an event: the payment as now stored, or why nothing happened. */
+export type Transition = { payment: Payment; refused?: undefined } | { refused: Refusal; payment?: Payment };
+
+/**
+ * Applies `event` to `current` (undefined: no payment with that reference)
+ * and stores the new record.
+ * @returns the stored payment, or a refusal that changed nothing
+ * @throws Error when the event would lead to a state the table does not allow
+ *   (a programming error: the catalogue's states are checked at load)
+ */
+export function transition(store: Store, current: Payment | undefined, event: PaymentEvent, outcome: Outcome): Transition {
+  const rule = TRANSITIONS[event.type];
+  const refusal = refusalOf(current, event);
+  if (refusal) return { refused: refusal, payment: current };
+  const next = nextRecord(current, event, outcome);
+  if (!rule.to.includes(next.status)) throw new Error(`${event.type} cannot lead to ${next.status}`);
+  store.putPayment(next);
+  return { payment: next };
+}
+
+/**
+ * Why the table refuses `event` on `current` (undefined: no payment with
+ * that reference), or undefined when it allows it. Asked before an answer is
+ * chosen, so that no rule can approve what the payment does not allow.
+ */
+export function refusalOf(current: Payment | undefined, event: PaymentEvent): Refusal | undefined {
+  const { from } = TRANSITIONS[event.type];
+  if (!current) return from.includes('none') ? undefined : 'not-pending';
+  if (from.includes(current.status)) {
+    if (event.type !== 'refund') return undefined;
+    const left = toMinor(current.amount) - toMinor(current.refundedAmount);
+    return event.amountMinor <= 0 || event.amountMinor > left ? 'exceeds-amount' : undefined;
+  }
+  if (event.type === 'create') return 'reference-used';
+  if (event.type === 'refund') return current.status === 'REFUNDED' ? 'fully-refunded' : 'not-paid';
+  return 'not-pending';
+}
+
+function nextRecord(current: Payment | undefined, event: PaymentEvent, outcome: Outcome): Payment {
+  const { code, message, scenario, now } = outcome;
+  switch (event.type) {
+    case 'create':
+      return { ...event.record, status: event.status, code, message, scenario, createdAt: now, updatedAt: now };
+    case 'choose-channel':
+      return {
+        ...current!,
+        channel: event.channel,
+        ...(event.card ? { card: event.card } : {}),
+        ...(event.transfer ? { transfer: event.transfer } : {}),
+        status: event.status,
+        code, message, scenario, updatedAt: now,
+      };
+    case 'settle':
+      return { ...current!, status: event.status, code, message, scenario, updatedAt: now };
+    case 'refund': {
+      const refunded = toMinor(current!.refundedAmount) + event.amountMinor;
+      const status = refunded === toMinor(current!.amount) ? 'REFUNDED' : 'SUCCESSFUL';
+      return { ...current!, refundedAmount: fromMinor(refunded), status, code, message, scenario, updatedAt: now };
+    }
+    case 'cancel':
+      return { ...current!, status: 'CANCELLED', code, message, scenario, updatedAt: now };
+  }
+}
