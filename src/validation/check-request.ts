@@ -1,0 +1,80 @@
+import { inputError, missingParameter, paymentTypeMissing } from '../errors.js';
+import { relax } from './leniency.js';
+import { operationId, requestViolations, type HttpOperation, type RequestToCheck, type Violation } from './operations.js';
+
+/** Operations whose refusals carry the provider's `Invalid/Missing parameters = <field>` body (README decisions). */
+const PARAMETER_ERRORS = new Set(['refundPayment', 'cancelPayment']);
+
+/** How strictly a request is checked. */
+export interface CheckOptions {
+  /** accept what the provider's clients send beyond the spec's types, with warnings (false: `--strict`, or the control API) */
+  lenient: boolean;
+}
+
+/** A request that passed: its body to act on, and the leniencies it needed. */
+export interface CheckedRequest {
+  /** the body to act on: relaxed when a leniency applied, else as sent */
+  body: unknown;
+  /** one sentence per leniency used (README, "Accepted beyond the spec"); empty when none */
+  warnings: string[];
+}
+
+/**
+ * Checks a request against its operation in the OpenAPI document. When
+ * lenient, what the provider's clients send beyond the spec's types is
+ * accepted with warnings, and the relaxed body must pass the document too.
+ * @param request header names lower case; `body` as parsed
+ * @param raw     the body's bytes, to read numbers exactly
+ * @throws ApiError 400 Payment Type cannot be null for an initiate body
+ *   without paymentType (spec, Errors); the provider's `Invalid/Missing
+ *   parameters` body for refund and cancel; otherwise 400 INPUT with a
+ *   message that names every offending field.
+ */
+export function checkRequest(operation: HttpOperation, request: RequestToCheck, raw: Buffer | undefined, options: CheckOptions): CheckedRequest {
+  const id = operationId(operation);
+  let violations = requestViolations(operation, request);
+  if (violations.length === 0) return { body: request.body, warnings: [] };
+  const body = request.body as Record<string, unknown> | undefined;
+  if (id === 'initiatePayment' && typeof body === 'object' && body !== null && (body.paymentType ?? null) === null) throw paymentTypeMissing();
+  let relaxedBody = request.body;
+  const warnings = new Set<string>();
+  if (options.lenient) {
+    const first = relax(violations, request.body, raw);
+    relaxedBody = first.body;
+    first.warnings.forEach((warning) => warnings.add(warning));
+    violations = first.rejected;
+    // Numbers read as strings and nulls left out: the new body must pass the document too.
+    if (first.changed) {
+      const second = relax(requestViolations(operation, { ...request, body: relaxedBody }), relaxedBody, undefined);
+      second.warnings.forEach((warning) => warnings.add(warning));
+      violations = second.rejected;
+    }
+  }
+  if (violations.length === 0) return { body: relaxedBody, warnings: [...warnings] };
+  if (PARAMETER_ERRORS.has(id)) throw missingParameter(fieldOf(violations[0]!));
+  throw inputError(describe(violations));
+}
+
+/** One sentence per violation, each naming its field: "amount must match pattern ...; cvv is required". */
+export function describe(violations: Violation[]): string {
+  const sentences = violations
+    .filter((violation) => violation.keyword !== 'if')
+    .map((violation) => {
+      const field = violation.where.split('.').slice(1).join('.');
+      if (violation.keyword === 'required') {
+        const missing = /property '([^']+)'/.exec(violation.message)?.[1];
+        if (missing) return `${field ? `${field}.` : ''}${missing} is required`;
+        return 'a request body is required';
+      }
+      const what = violation.message.replace(/^(Request|Response) (body|path|query|header)( (property|parameter) \S+)? ?/, '');
+      if (what.startsWith(`${field} `)) return what;
+      return field ? `${field} ${what}` : what;
+    });
+  return [...new Set(sentences)].join('; ');
+}
+
+// The field a refusal names: the missing property, or the one whose value is wrong.
+function fieldOf(violation: Violation): string {
+  if (violation.keyword === 'required') return /property '([^']+)'/.exec(violation.message)?.[1] ?? 'body';
+  return violation.where.split('.').slice(1).join('.') || 'body';
+}
