@@ -127,5 +127,12 @@ export const badCredentials = (invalidPublicKey: boolean): ApiError =>
 export const processingError = (message: string, scenario: string): ApiError =>
   new ApiError(500, { message, error: 'PROCESSING' }, scenario);
 
+/**
+ * 503 Store unavailable / PROCESSING: the store could not write (a full disk);
+ * nothing of the request was kept, and the store retries by itself (README, "Storage").
+ */
+export const storeUnavailable = (): ApiError =>
+  new ApiError(503, { message: 'Store unavailable', error: 'PROCESSING' }, 'store-unavailable');
+
 /** 500 Internal Server Error / PROCESSING: an unexpected failure (spec, Errors). */
 export const internalError = (): ApiError => processingError('Internal Server Error', 'internal-error');

@@ -200,7 +200,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 /** A fresh test key pair that the sandbox accepts (any well-formed test pair is). */
 export const sampleKeyPair = (): KeyPair => newTestKeyPair(() => randomBytes(8).toString('hex'));
 
-export { Store, StoreOpenError } from './store/store.js';
+export { Store, StoreOpenError, StoreUnavailableError } from './store/store.js';
 export { CatalogueError, loadCatalogue } from './scenarios/catalogue.js';
 export { ScenarioEngine } from './scenarios/engine.js';
 export { ApiError } from './errors.js';

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler } from 'express';
-import { ApiError, badRequest, internalError, notFound, payloadTooLarge } from '../errors.js';
+import { ApiError, badRequest, internalError, notFound, payloadTooLarge, storeUnavailable } from '../errors.js';
+import { StoreUnavailableError } from '../store/store.js';
 import type { Action } from '../scenarios/selector.js';
 import { delayMs, pause } from './faults.js';
 
@@ -24,6 +25,7 @@ export function renderError(random: () => number, apiBase: string): ErrorRequest
 
 function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof StoreUnavailableError) return storeUnavailable();
   const status = (error as { status?: unknown }).status;
   // A file the static handler does not have.
   if (status === 404) return notFound('No such file');

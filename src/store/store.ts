@@ -1,22 +1,29 @@
-import { open as openFile } from 'node:fs/promises';
-import { Low } from 'lowdb';
-import { JSONFile } from 'lowdb/node';
 import type { Merchant } from '../domain/merchants.js';
 import type { Order, Payment } from '../domain/records.js';
-import { applyChange, checkState, emptyState, type Change, type StoreData } from './state.js';
+import { Disk } from './disk.js';
+import { StoreOpenError, StoreUnavailableError } from './errors.js';
+import { StoreLock } from './lock.js';
+import { changeProblem } from './schema.js';
+import { SnapshotFile } from './snapshot.js';
+import { Tables, type Change } from './tables.js';
 import { WriteAheadLog } from './write-ahead-log.js';
+
+export { StoreOpenError, StoreUnavailableError } from './errors.js';
 
 /** Where the store keeps its state. */
 export interface StoreOptions {
-  /** the snapshot file (JSON, written by lowdb); the log sits beside it as `<file>.wal`. Absent: memory only. */
+  /** the snapshot file (JSON, written by lowdb); the log sits beside it as `<file>.wal`, the lock as `<file>.lock`. Absent: memory only. */
   file?: string;
   /** how many logged changes trigger a new snapshot; default 10 000 */
   snapshotEvery?: number;
+  /** milliseconds between two tries of a disk that refused a write; default 1 000 */
+  retryEvery?: number;
 }
 
-/** The store could not be opened; the message names the file. The file is left as it was. */
-export class StoreOpenError extends Error {
-  override name = 'StoreOpenError';
+/** Whether the store can write now, for the health endpoint; `error` says what the disk answered when it cannot. */
+export interface StoreHealth {
+  writable: boolean;
+  error?: string;
 }
 
 /**
@@ -29,201 +36,165 @@ export class StoreOpenError extends Error {
  * whole state is written to the JSON file by lowdb and the log is emptied.
  * So a request pays for its own change, never for the number of payments
  * stored (README, "Storage").
+ *
+ * Records are deep-frozen once put: a caller changes a record by putting a
+ * new one. When the disk refuses a write, the refused changes are taken back
+ * in memory, `commit()` rejects, and writes throw StoreUnavailableError until
+ * the disk takes writes again; reads keep working throughout.
  */
 export class Store {
-  private queued: string[] = [];
-  private sequence = 0;
-  private durable = 0;
-  private waiters: Array<{ sequence: number; resolve: () => void; reject: (error: Error) => void }> = [];
-  private flushing: Promise<void> | undefined;
-  private failure: Error | undefined;
-  private readonly byLinkingReference = new Map<string, Payment>();
+  private closing: Promise<void> | undefined;
 
   private constructor(
-    private readonly data: StoreData,
-    private readonly snapshot: Low<StoreData> | undefined,
-    private readonly log: WriteAheadLog | undefined,
-    private readonly snapshotEvery: number,
-  ) {
-    for (const payments of Object.values(data.payments)) {
-      for (const payment of Object.values(payments)) this.index(payment);
-    }
-  }
+    private readonly tables: Tables,
+    private readonly disk: Disk | undefined,
+  ) {}
 
   /**
-   * Opens the store: reads the snapshot file and replays the log beside it.
-   * @throws StoreOpenError naming the file when either cannot be read; nothing is written then.
+   * Opens the store: takes the lock on the file, reads the snapshot and
+   * replays the log beside it, checking every record against its schema.
+   * @throws StoreOpenError naming the file (and the log's line, or the pid
+   *   holding the lock) when it cannot be trusted; nothing is written then
+   *   and both files are left byte for byte as they were
    */
   static async open(options: StoreOptions = {}): Promise<Store> {
-    const snapshotEvery = options.snapshotEvery ?? 10_000;
-    if (options.file === undefined) return new Store(emptyState(), undefined, undefined, snapshotEvery);
-    const file = options.file;
-    const db = new Low<StoreData>(new JSONFile<StoreData>(file), emptyState());
+    const tuning = { snapshotEvery: options.snapshotEvery ?? 10_000, retryEvery: options.retryEvery ?? 1_000 };
+    if (options.file === undefined) return new Store(new Tables(), undefined);
+    const lock = await StoreLock.acquire(options.file);
     try {
-      await db.read();
+      const snapshot = new SnapshotFile(options.file);
+      const tables = await snapshot.read();
+      const { log, changes } = await WriteAheadLog.open(`${options.file}.wal`);
+      for (const change of changes) tables.apply(change);
+      return new Store(tables, new Disk(tables, snapshot, log, lock, tuning));
     } catch (error) {
-      throw new StoreOpenError(`cannot read the store file ${file}: ${(error as Error).message}`);
+      await lock.release();
+      throw error instanceof StoreOpenError ? error : new StoreOpenError(`cannot open the store file ${options.file}: ${(error as Error).message}`);
     }
-    const problem = checkState(db.data);
-    if (problem) throw new StoreOpenError(`cannot read the store file ${file}: ${problem}`);
-    let opened;
-    try {
-      opened = await WriteAheadLog.open(`${file}.wal`);
-    } catch (error) {
-      throw new StoreOpenError((error as Error).message);
-    }
-    for (const change of opened.changes) applyChange(db.data, change);
-    return new Store(db.data, db, opened.log, snapshotEvery);
   }
 
   /** True when the state lives in memory only (`--in-memory`). */
   get inMemory(): boolean {
-    return this.log === undefined;
+    return this.disk === undefined;
   }
 
-  /** The write failure that stopped the store, if any: a store that failed answers no more writes. */
+  /**
+   * Whether writes are taken now. Not writable: the disk refused the last
+   * write (the store tries it again every `retryEvery` ms), or the store is closed.
+   */
+  health(): StoreHealth {
+    if (this.closing) return { writable: false, error: 'the store is closed' };
+    const error = this.disk?.trouble;
+    return error ? { writable: false, error: error.message } : { writable: true };
+  }
+
+  /** The disk's error while the store cannot write, else undefined; `health()` says the same for the health endpoint. */
   get failed(): Error | undefined {
-    return this.failure;
+    return this.disk?.trouble;
   }
 
   /** The merchant with this public key, if the sandbox has seen it. */
   merchant(publicKey: string): Merchant | undefined {
-    return this.data.merchants[publicKey];
+    return this.tables.merchant(publicKey);
   }
 
   /** Every merchant the sandbox has seen. */
   merchants(): Merchant[] {
-    return Object.values(this.data.merchants);
+    return this.tables.merchantList();
   }
 
   /** The payment of one merchant with this paymentReference, if any. */
   payment(publicKey: string, paymentReference: string): Payment | undefined {
-    return this.data.payments[publicKey]?.[paymentReference];
+    return this.tables.payment(publicKey, paymentReference);
   }
 
   /** The payment of `publicKey` with this linkingReference, if any. */
   paymentByLinkingReference(publicKey: string, linkingReference: string): Payment | undefined {
-    const payment = this.byLinkingReference.get(linkingReference);
+    const payment = this.tables.paymentWithLinkingReference(linkingReference);
     return payment?.publicKey === publicKey ? payment : undefined;
   }
 
   /** The payment with this linkingReference, whoever's it is: the customer pages know a payment by it alone. */
   paymentWithLinkingReference(linkingReference: string): Payment | undefined {
-    return this.byLinkingReference.get(linkingReference);
+    return this.tables.paymentWithLinkingReference(linkingReference);
   }
 
   /** All payments of one merchant, oldest first. */
   payments(publicKey: string): Payment[] {
-    return Object.values(this.data.payments[publicKey] ?? {});
+    return this.tables.paymentList(publicKey);
   }
 
   /** The order of one merchant with this paymentReference, if any. */
   order(publicKey: string, paymentReference: string): Order | undefined {
-    return this.data.orders[publicKey]?.[paymentReference];
+    return this.tables.order(publicKey, paymentReference);
   }
 
   /** All orders of one merchant, oldest first. */
   orders(publicKey: string): Order[] {
-    return Object.values(this.data.orders[publicKey] ?? {});
+    return this.tables.orderList(publicKey);
   }
 
-  /** Records a merchant. Durable after the next `commit()`. */
+  /**
+   * Records a merchant, deep-frozen. Durable after the next `commit()`.
+   * @throws StoreUnavailableError while the store cannot write; TypeError for a record that does not fit its schema
+   */
   putMerchant(merchant: Merchant): void {
     this.change({ kind: 'merchant', merchant });
   }
 
-  /** Records a payment, replacing the one with the same key. Durable after the next `commit()`. */
+  /**
+   * Records a payment, deep-frozen, replacing the one with the same key. Durable after the next `commit()`.
+   * @throws StoreUnavailableError while the store cannot write; TypeError for a record that does not fit its schema
+   */
   putPayment(payment: Payment): void {
     this.change({ kind: 'payment', payment });
-    this.index(payment);
   }
 
-  /** Records an order, replacing the one with the same key. Durable after the next `commit()`. */
+  /**
+   * Records an order, deep-frozen, replacing the one with the same key. Durable after the next `commit()`.
+   * @throws StoreUnavailableError while the store cannot write; TypeError for a record that does not fit its schema
+   */
   putOrder(order: Order): void {
     this.change({ kind: 'order', order });
   }
 
-  /** Forgets the payments and orders of one merchant, or of all when `publicKey` is absent. Merchants stay. */
+  /**
+   * Forgets the payments and orders of one merchant, or of all when `publicKey` is absent. Merchants stay.
+   * @throws StoreUnavailableError while the store cannot write
+   */
   reset(publicKey?: string): void {
-    for (const [linkingReference, payment] of this.byLinkingReference) {
-      if (publicKey === undefined || payment.publicKey === publicKey) this.byLinkingReference.delete(linkingReference);
-    }
     this.change({ kind: 'reset', publicKey });
   }
 
   /**
-   * Resolves once every change made so far is on disk (at once in memory).
-   * @throws Error when the write failed; the store then refuses further commits.
+   * Resolves once every change made so far is on disk (at once in memory, and
+   * at once when nothing changed, so that a request that only read is
+   * answered while the disk refuses writes). Call it right after the changes:
+   * their write, and its failure, are what it reports.
+   * @throws StoreUnavailableError (rejects) when the disk refused the write:
+   *   the changes not yet on disk were taken back in memory
    */
   commit(): Promise<void> {
-    if (this.failure) return Promise.reject(this.failure);
-    const sequence = this.sequence;
-    if (this.durable >= sequence) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      this.waiters.push({ sequence, resolve, reject });
-      this.flushing ??= this.flush();
-    });
+    return this.disk?.commit() ?? Promise.resolve();
   }
 
-  /** Writes what is pending, a last snapshot, and closes the files. */
-  async close(): Promise<void> {
-    await this.flushing;
-    if (this.log && !this.failure) {
-      await this.writeSnapshot();
-      await this.log.close();
-    }
+  /**
+   * Writes what is pending and a last snapshot, closes the files and gives up the lock.
+   * @throws StoreUnavailableError (rejects) when the last snapshot could not be
+   *   written; the files are closed all the same, and the log holds every acknowledged change
+   */
+  close(): Promise<void> {
+    return (this.closing ??= this.disk?.close() ?? Promise.resolve());
   }
 
   private change(change: Change): void {
-    if (this.failure) throw this.failure;
-    applyChange(this.data, change);
-    if (!this.log) return;
-    this.queued.push(JSON.stringify(change));
-    this.sequence += 1;
-  }
-
-  private index(payment: Payment): void {
-    this.byLinkingReference.set(payment.linkingReference, payment);
-  }
-
-  // One flush at a time; whatever queued meanwhile goes out in the next one.
-  private async flush(): Promise<void> {
-    const log = this.log!;
-    try {
-      while (this.queued.length > 0) {
-        const batch = this.queued;
-        const upTo = this.sequence;
-        this.queued = [];
-        await log.append(batch);
-        this.durable = upTo;
-        this.waiters = this.waiters.filter((waiter) => {
-          if (waiter.sequence > upTo) return true;
-          waiter.resolve();
-          return false;
-        });
-        if (log.size >= this.snapshotEvery) await this.writeSnapshot();
-      }
-    } catch (error) {
-      this.failure = new Error(`cannot write the store: ${(error as Error).message}`);
-      for (const waiter of this.waiters) waiter.reject(this.failure);
-      this.waiters = [];
-    } finally {
-      this.flushing = undefined;
-    }
-  }
-
-  // The snapshot holds every change applied so far, including queued ones;
-  // those are logged again afterwards, which is harmless (each change replaces a whole record).
-  private async writeSnapshot(): Promise<void> {
-    const db = this.snapshot!;
-    db.data = this.data;
-    await db.write();
-    const handle = await openFile(this.log!.path.slice(0, -'.wal'.length), 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await this.log!.clear();
+    if (this.closing) throw new StoreUnavailableError(new Error('the store is closed'));
+    const trouble = this.disk?.trouble;
+    if (trouble) throw new StoreUnavailableError(trouble);
+    // A record the schema refuses would make the store refuse to start next time: refuse it now.
+    const problem = changeProblem(change);
+    if (problem) throw new TypeError(`the ${change.kind} cannot be stored: ${problem}`);
+    const undo = this.tables.apply(change);
+    this.disk?.queue(change, undo);
   }
 }

@@ -1,40 +1,29 @@
 import { existsSync } from 'node:fs';
-import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import { linkingReferenceOf } from '../../src/domain/merchants.js';
 import type { Payment } from '../../src/domain/records.js';
-import { Store, StoreOpenError } from '../../src/store/store.js';
+import type { Store } from '../../src/store/store.js';
 import { WriteAheadLog } from '../../src/store/write-ahead-log.js';
 import { accountPayment, ApiClient, cardPayment, order, sandboxForTest, type TestMerchant } from '../support/sandbox.js';
+import { changeLine, logLines, merchantRecord, orderRecord, paymentRecord, PUBLIC_A, PUBLIC_B, storeFiles } from './fixtures.js';
 
 /**
  * The store on real files: persistence across restarts and crashes, group
- * commit, snapshots, refusal of unreadable files, what is kept of a card,
- * and per-merchant reset.
+ * commit, snapshots, a log cut short by a crash, what is kept of a card, and
+ * per-merchant reset.
  */
 
 const TIMEOUT = 30_000;
 
-let dir: string;
-let dataFile: string;
+const files = storeFiles();
 let sandboxes: Sandbox[] = [];
-let stores: Store[] = [];
-
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'payments-sandbox-store-'));
-  dataFile = join(dir, 'sandbox.json');
-});
 
 afterEach(async () => {
   vi.restoreAllMocks();
   for (const sandbox of sandboxes) await sandbox.close().catch(() => undefined);
-  for (const store of stores) await store.close().catch(() => undefined);
   sandboxes = [];
-  stores = [];
-  await rm(dir, { recursive: true, force: true });
 });
 
 async function startOn(file: string): Promise<Sandbox> {
@@ -43,42 +32,9 @@ async function startOn(file: string): Promise<Sandbox> {
   return sandbox;
 }
 
-async function openStore(options: { file: string; snapshotEvery?: number }): Promise<Store> {
-  const store = await Store.open(options);
-  stores.push(store);
-  return store;
-}
-
-const PUBLIC_A = 'SBTESTPUBK_aaaaaaaa00000001';
-const PUBLIC_B = 'SBTESTPUBK_bbbbbbbb00000002';
-
-/** A payment record as the store keeps it, built by hand. */
-function paymentRecord(publicKey: string, n: number, fields: Partial<Payment> = {}): Payment {
-  const paymentReference = `SBREF-STORE-${String(n).padStart(4, '0')}`;
-  const at = new Date(Date.UTC(2025, 0, 1, 12, 0, 0) + n * 1000).toISOString();
-  return {
-    publicKey,
-    paymentReference,
-    linkingReference: linkingReferenceOf(publicKey, paymentReference),
-    method: 'ACCOUNT',
-    status: 'PENDING',
-    code: '20',
-    message: 'Transaction is pending',
-    amount: '150.00',
-    refundedAmount: '0.00',
-    currency: 'NGN',
-    country: 'NG',
-    scenario: 'account-pending',
-    createdAt: at,
-    updatedAt: at,
-    ...fields,
-  };
-}
-
-const changeLine = (payment: Payment): string => JSON.stringify({ kind: 'payment', payment });
-
-const logLines = async (file: string): Promise<string[]> =>
-  (await readFile(`${file}.wal`, 'utf8')).split('\n').filter((line) => line !== '');
+/** The payment references of `publicKey` in a version 2 snapshot, oldest first. */
+const inSnapshot = (snapshot: { payments: Payment[] }, publicKey: string): string[] =>
+  snapshot.payments.filter((payment) => payment.publicKey === publicKey).map((payment) => payment.paymentReference);
 
 /** A merchant with a pending account payment made successful, and an order, all through the API. */
 async function payAndOrder(api: ApiClient): Promise<{ merchant: TestMerchant; payment: Record<string, unknown>; orderBody: Record<string, unknown> }> {
@@ -140,36 +96,36 @@ async function expectRestored(
 
 describe('persistence across a restart', () => {
   it('keeps merchants, orders and payments after close() and a new start on the same file', { timeout: TIMEOUT }, async () => {
-    const first = await startOn(dataFile);
+    const first = await startOn(files.file);
     const made = await payAndOrder(await ApiClient.for(first));
     await first.close();
 
-    expect(existsSync(dataFile)).toBe(true);
-    const second = await startOn(dataFile);
+    expect(existsSync(files.file)).toBe(true);
+    const second = await startOn(files.file);
     await expectRestored(second, made);
   });
 
   it('keeps everything acknowledged when the first sandbox is never closed (crash)', { timeout: TIMEOUT }, async () => {
-    const first = await startOn(dataFile);
+    const first = await startOn(files.file);
     const made = await payAndOrder(await ApiClient.for(first));
 
     // No snapshot was written: what comes back can only come from the log.
-    expect(existsSync(dataFile)).toBe(false);
-    expect((await logLines(dataFile)).length).toBeGreaterThan(0);
+    expect(existsSync(files.file)).toBe(false);
+    expect((await logLines(files.file)).length).toBeGreaterThan(0);
 
-    const second = await startOn(dataFile);
+    const second = await startOn(await files.crashCopy());
     await expectRestored(second, made);
   });
 
   it('replays the log of a store that was never closed', async () => {
-    const first = await openStore({ file: dataFile });
-    first.putMerchant({ publicKey: PUBLIC_A, secretKey: 'SBTESTSECK_aaaaaaaa00000001', createdAt: '2025-01-01T12:00:00.000Z' });
+    const first = await files.open();
+    first.putMerchant(merchantRecord(PUBLIC_A));
     first.putPayment(paymentRecord(PUBLIC_A, 1));
     first.putPayment(paymentRecord(PUBLIC_A, 1, { status: 'SUCCESSFUL', code: '00', message: 'Successful' }));
     await first.commit();
 
-    const second = await openStore({ file: dataFile });
-    expect(second.merchant(PUBLIC_A)?.secretKey).toBe('SBTESTSECK_aaaaaaaa00000001');
+    const second = await files.open({ file: await files.crashCopy() });
+    expect(second.merchant(PUBLIC_A)?.secretKey).toBe(merchantRecord(PUBLIC_A).secretKey);
     expect(second.payments(PUBLIC_A)).toHaveLength(1);
     expect(second.payment(PUBLIC_A, 'SBREF-STORE-0001')?.status).toBe('SUCCESSFUL');
     expect(second.paymentByLinkingReference(PUBLIC_A, linkingReferenceOf(PUBLIC_A, 'SBREF-STORE-0001'))?.status).toBe('SUCCESSFUL');
@@ -179,7 +135,7 @@ describe('persistence across a restart', () => {
 describe('group commit', () => {
   it('writes 200 changes committed together in far fewer log appends, and keeps all of them', async () => {
     const append = vi.spyOn(WriteAheadLog.prototype, 'append');
-    const store = await openStore({ file: dataFile });
+    const store = await files.open();
 
     const commits: Promise<void>[] = [];
     for (let n = 1; n <= 200; n += 1) {
@@ -193,132 +149,118 @@ describe('group commit', () => {
     // Every change went to the log exactly once.
     const appended = append.mock.calls.flatMap(([lines]) => lines);
     expect(appended).toHaveLength(200);
-    expect(await logLines(dataFile)).toHaveLength(200);
+    expect(await logLines(files.file)).toHaveLength(200);
 
-    const reopened = await openStore({ file: dataFile });
-    const references = reopened.payments(PUBLIC_A).map((payment) => payment.paymentReference);
-    expect(new Set(references).size).toBe(200);
-    for (let n = 1; n <= 200; n += 1) expect(references).toContain(paymentRecord(PUBLIC_A, n).paymentReference);
+    const reopened = await files.open({ file: await files.crashCopy() });
+    expect(reopened.payments(PUBLIC_A).map((payment) => payment.paymentReference)).toEqual(
+      Array.from({ length: 200 }, (_, index) => paymentRecord(PUBLIC_A, index + 1).paymentReference),
+    );
   });
 
   it('resolves a commit at once when nothing changed', async () => {
     const append = vi.spyOn(WriteAheadLog.prototype, 'append');
-    const store = await openStore({ file: dataFile });
+    const store = await files.open();
     await store.commit();
     expect(append).not.toHaveBeenCalled();
-    expect(existsSync(`${dataFile}.wal`) ? await logLines(dataFile) : []).toEqual([]);
+    expect(existsSync(`${files.file}.wal`) ? await logLines(files.file) : []).toEqual([]);
+  });
+
+  it('answers each request only once its own change is on disk', async () => {
+    const store = await files.open();
+    store.putPayment(paymentRecord(PUBLIC_A, 1));
+    await store.commit();
+    expect((await logLines(files.file)).map((line) => JSON.parse(line).payment.paymentReference)).toEqual(['SBREF-STORE-0001']);
   });
 });
 
 describe('snapshots', () => {
   it('writes the whole state to the JSON file every snapshotEvery changes and empties the log', async () => {
-    const store = await openStore({ file: dataFile, snapshotEvery: 10 });
+    const store = await files.open({ snapshotEvery: 10 });
     for (let n = 1; n <= 25; n += 1) {
       store.putPayment(paymentRecord(PUBLIC_A, n));
       await store.commit();
     }
 
-    const lines = await logLines(dataFile);
+    const lines = await logLines(files.file);
     expect(lines.length).toBeLessThan(10);
-    const snapshot = JSON.parse(await readFile(dataFile, 'utf8'));
-    expect(snapshot.version).toBe(1);
-    const inSnapshot = Object.keys(snapshot.payments[PUBLIC_A] ?? {});
-    expect(inSnapshot.length).toBeGreaterThanOrEqual(10);
+    const snapshot = JSON.parse(await readFile(files.file, 'utf8'));
+    expect(snapshot.version).toBe(2);
+    const snapshotted = inSnapshot(snapshot, PUBLIC_A);
+    expect(snapshotted.length).toBeGreaterThanOrEqual(10);
     // Snapshot and log together hold every change.
     const inLog = lines.map((line) => (JSON.parse(line) as { payment: Payment }).payment.paymentReference);
-    expect(new Set([...inSnapshot, ...inLog]).size).toBe(25);
+    expect(new Set([...snapshotted, ...inLog]).size).toBe(25);
 
     // Reopened without a close: snapshot plus log replay.
-    const reopened = await openStore({ file: dataFile, snapshotEvery: 10 });
+    const reopened = await files.open({ file: await files.crashCopy(), snapshotEvery: 10 });
     expect(reopened.payments(PUBLIC_A)).toHaveLength(25);
     expect(reopened.payment(PUBLIC_A, 'SBREF-STORE-0025')?.amount).toBe('150.00');
   });
 
-  it('writes a last snapshot and empties the log on close()', async () => {
-    const store = await openStore({ file: dataFile });
+  it('writes a last snapshot and empties the log on close(), changes not yet committed included', async () => {
+    const store = await files.open();
     for (let n = 1; n <= 3; n += 1) store.putPayment(paymentRecord(PUBLIC_A, n));
     await store.commit();
+    store.putPayment(paymentRecord(PUBLIC_A, 4));
     await store.close();
 
-    expect(await logLines(dataFile)).toEqual([]);
-    const snapshot = JSON.parse(await readFile(dataFile, 'utf8'));
-    expect(Object.keys(snapshot.payments[PUBLIC_A]).sort()).toEqual(['SBREF-STORE-0001', 'SBREF-STORE-0002', 'SBREF-STORE-0003']);
+    expect(await logLines(files.file)).toEqual([]);
+    const snapshot = JSON.parse(await readFile(files.file, 'utf8'));
+    expect(inSnapshot(snapshot, PUBLIC_A)).toEqual(['SBREF-STORE-0001', 'SBREF-STORE-0002', 'SBREF-STORE-0003', 'SBREF-STORE-0004']);
+    expect(existsSync(`${files.file}.lock`)).toBe(false);
   });
-});
 
-describe('a store file it cannot read', () => {
-  it.each([
-    ['not JSON', 'not json {'],
-    ['a JSON array', '[]'],
-    ['JSON of another version', '{"version":2,"merchants":{},"payments":{},"orders":{}}'],
-    ['an object without payments', '{"version":1,"merchants":{},"orders":{}}'],
-  ])('refuses %s, naming the file, and leaves it as it was', async (_what, content) => {
-    await writeFile(dataFile, content);
-    const before = await readFile(dataFile);
+  it('reads a version 1 snapshot and writes version 2 at the next snapshot', async () => {
+    const v1 = {
+      version: 1,
+      merchants: { [PUBLIC_A]: merchantRecord(PUBLIC_A) },
+      payments: { [PUBLIC_A]: { 'SBREF-STORE-0001': paymentRecord(PUBLIC_A, 1), 'SBREF-STORE-0002': paymentRecord(PUBLIC_A, 2) } },
+      orders: { [PUBLIC_A]: { 'SBREF-ORDER-1': orderRecord(PUBLIC_A, 'SBREF-ORDER-1') } },
+    };
+    await writeFile(files.file, JSON.stringify(v1, null, 2));
 
-    const opening = Store.open({ file: dataFile });
-    await expect(opening).rejects.toBeInstanceOf(StoreOpenError);
-    await expect(opening).rejects.toThrow(dataFile);
+    const store = await files.open();
+    expect(store.merchants()).toEqual([merchantRecord(PUBLIC_A)]);
+    expect(store.payments(PUBLIC_A).map((payment) => payment.paymentReference)).toEqual(['SBREF-STORE-0001', 'SBREF-STORE-0002']);
+    expect(store.order(PUBLIC_A, 'SBREF-ORDER-1')).toEqual(orderRecord(PUBLIC_A, 'SBREF-ORDER-1'));
+    await store.close();
 
-    expect((await readFile(dataFile)).equals(before)).toBe(true);
-    expect(existsSync(`${dataFile}.wal`)).toBe(false);
+    expect(JSON.parse(await readFile(files.file, 'utf8'))).toEqual({
+      version: 2,
+      merchants: [merchantRecord(PUBLIC_A)],
+      payments: [paymentRecord(PUBLIC_A, 1), paymentRecord(PUBLIC_A, 2)],
+      orders: [orderRecord(PUBLIC_A, 'SBREF-ORDER-1')],
+    });
   });
 });
 
 describe('the write-ahead log after a crash', () => {
   it('drops a last line cut short, applies the complete ones, and keeps logging cleanly', async () => {
     const complete = [1, 2, 3].map((n) => changeLine(paymentRecord(PUBLIC_A, n))).join('\n') + '\n';
-    await writeFile(`${dataFile}.wal`, complete);
-    await appendFile(`${dataFile}.wal`, '{"kind":"payment","pay');
+    await writeFile(`${files.file}.wal`, complete);
+    await appendFile(`${files.file}.wal`, '{"kind":"payment","pay');
 
-    const store = await openStore({ file: dataFile });
+    const store = await files.open();
     expect(store.payments(PUBLIC_A).map((payment) => payment.paymentReference)).toEqual([
       'SBREF-STORE-0001',
       'SBREF-STORE-0002',
       'SBREF-STORE-0003',
     ]);
-    const log = await readFile(`${dataFile}.wal`, 'utf8');
+    const log = await readFile(`${files.file}.wal`, 'utf8');
     expect(log).toBe(complete);
     expect(log).not.toContain('"pay\n');
 
     // A change logged after the recovery lands on a line of its own.
     store.putPayment(paymentRecord(PUBLIC_A, 4));
     await store.commit();
-    const reopened = await openStore({ file: dataFile });
+    const reopened = await files.open({ file: await files.crashCopy() });
     expect(reopened.payments(PUBLIC_A)).toHaveLength(4);
-  });
-
-  it.each([
-    ['not JSON at all', '{"kind":"payment","pay'],
-    ['null', 'null'],
-    ['a change without its record', '{"kind":"payment"}'],
-    ['an unknown kind', '{"kind":"refund","amount":"10.00"}'],
-  ])('refuses a broken complete line in the middle of the log (%s), naming the log, and writes nothing', async (_what, line) => {
-    const log = [changeLine(paymentRecord(PUBLIC_A, 1)), line, changeLine(paymentRecord(PUBLIC_A, 2))].join('\n') + '\n';
-    await writeFile(`${dataFile}.wal`, log);
-
-    const opening = Store.open({ file: dataFile });
-    await expect(opening).rejects.toBeInstanceOf(StoreOpenError);
-    await expect(opening).rejects.toThrow(`${dataFile}.wal`);
-    expect(await readFile(`${dataFile}.wal`, 'utf8')).toBe(log);
-    expect(existsSync(dataFile)).toBe(false);
-  });
-});
-
-describe('a log it cannot read', () => {
-  it('refuses a log that is not a readable file, naming the log', async () => {
-    await mkdir(`${dataFile}.wal`);
-
-    const opening = Store.open({ file: dataFile });
-    await expect(opening).rejects.toBeInstanceOf(StoreOpenError);
-    await expect(opening).rejects.toThrow(`${dataFile}.wal`);
-    expect(existsSync(dataFile)).toBe(false);
   });
 });
 
 describe('card data on disk', () => {
   it('keeps only BIN, last four and a token of a card, in the log and in the snapshot', { timeout: TIMEOUT }, async () => {
-    const sandbox = await startOn(dataFile);
+    const sandbox = await startOn(files.file);
     const api = await ApiClient.for(sandbox);
     const merchant = await api.merchant();
     const body = cardPayment({ cardNumber: '5123450000000008', cvv: '123', pin: '1234' });
@@ -326,25 +268,24 @@ describe('card data on disk', () => {
     expect(initiated.body.data.code).toBe('S20');
 
     const forbidden = ['5123450000000008', '"cvv"', '"pin"'];
-    const log = await readFile(`${dataFile}.wal`, 'utf8');
+    const log = await readFile(`${files.file}.wal`, 'utf8');
     expect(log).toContain(String(body.paymentReference));
     for (const text of forbidden) expect(log).not.toContain(text);
 
     await sandbox.close();
-    const snapshot = await readFile(dataFile, 'utf8');
+    const snapshot = await readFile(files.file, 'utf8');
     expect(snapshot).toContain(String(body.paymentReference));
     for (const text of forbidden) expect(snapshot).not.toContain(text);
-    expect(await readFile(`${dataFile}.wal`, 'utf8')).toBe('');
+    expect(await readFile(`${files.file}.wal`, 'utf8')).toBe('');
 
-    const store = await openStore({ file: dataFile });
+    const store = await files.open();
     const card = store.payment(merchant.publicKey, String(body.paymentReference))?.card;
     expect(card).toMatchObject({ bin: '512345', last4: '0008' });
     expect(card?.token).toMatch(/\S/);
 
     // After a restart the API still answers the card's BIN and last four.
     await store.close();
-    stores = [];
-    const restarted = await startOn(dataFile);
+    const restarted = await startOn(files.file);
     const cancelled = await (await ApiClient.for(restarted)).send(
       'POST',
       '/payments/cancel',
@@ -357,21 +298,11 @@ describe('card data on disk', () => {
 
 describe('reset of one merchant', () => {
   it('forgets that merchant\'s payments and orders and keeps the other\'s, across a reopen', async () => {
-    const store = await openStore({ file: dataFile });
+    const store = await files.open();
     for (const publicKey of [PUBLIC_A, PUBLIC_B]) {
-      store.putMerchant({ publicKey, secretKey: `SBTESTSECK_${publicKey.slice(-16)}`, createdAt: '2025-01-01T12:00:00.000Z' });
+      store.putMerchant(merchantRecord(publicKey));
       for (let n = 1; n <= 3; n += 1) store.putPayment(paymentRecord(publicKey, n));
-      store.putOrder({
-        publicKey,
-        paymentReference: 'SBREF-ORDER-1',
-        callbackUrl: 'https://merchant.example.com/callback',
-        country: 'NG',
-        currency: 'NGN',
-        amount: '4500.00',
-        items: [],
-        createdAt: '2025-01-01T12:00:00.000Z',
-        updatedAt: '2025-01-01T12:00:00.000Z',
-      });
+      store.putOrder(orderRecord(publicKey, 'SBREF-ORDER-1'));
     }
     await store.commit();
     store.reset(PUBLIC_A);
@@ -381,6 +312,7 @@ describe('reset of one merchant', () => {
       expect(opened.payments(PUBLIC_A)).toEqual([]);
       expect(opened.orders(PUBLIC_A)).toEqual([]);
       expect(opened.paymentByLinkingReference(PUBLIC_A, linkingReferenceOf(PUBLIC_A, 'SBREF-STORE-0001'))).toBeUndefined();
+      expect(opened.paymentWithLinkingReference(linkingReferenceOf(PUBLIC_A, 'SBREF-STORE-0001'))).toBeUndefined();
       expect(opened.payments(PUBLIC_B).map((payment) => payment.paymentReference)).toEqual([
         'SBREF-STORE-0001',
         'SBREF-STORE-0002',
@@ -395,10 +327,29 @@ describe('reset of one merchant', () => {
     check(store);
 
     // From the log (no close yet)...
-    check(await openStore({ file: dataFile }));
+    check(await files.open({ file: await files.crashCopy() }));
     // ...and from the snapshot written by close().
     await store.close();
-    stores = stores.filter((opened) => opened !== store);
-    check(await openStore({ file: dataFile }));
+    check(await files.open());
+  });
+
+  it('forgets every merchant\'s payments and orders on a reset of all, and keeps the merchants', async () => {
+    const store = await files.open();
+    for (const publicKey of [PUBLIC_A, PUBLIC_B]) {
+      store.putMerchant(merchantRecord(publicKey));
+      store.putPayment(paymentRecord(publicKey, 1));
+      store.putOrder(orderRecord(publicKey, 'SBREF-ORDER-1'));
+    }
+    store.reset();
+    await store.commit();
+
+    for (const opened of [store, await files.open({ file: await files.crashCopy() })]) {
+      expect(opened.merchants().map((merchant) => merchant.publicKey)).toEqual([PUBLIC_A, PUBLIC_B]);
+      for (const publicKey of [PUBLIC_A, PUBLIC_B]) {
+        expect(opened.payments(publicKey)).toEqual([]);
+        expect(opened.orders(publicKey)).toEqual([]);
+      }
+      expect(opened.paymentWithLinkingReference(linkingReferenceOf(PUBLIC_A, 'SBREF-STORE-0001'))).toBeUndefined();
+    }
   });
 });

@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync, unlinkSync } from 'node:fs';
+import { link, readFile, rm, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { StoreOpenError } from './errors.js';
+
+/**
+ * The exclusive lock on a store file: `<file>.lock`, holding the pid of the
+ * process that uses the store. Two processes appending to one log would
+ * interleave their changes and each overwrite the other's snapshot, so the
+ * second one refuses to start instead. A lock whose process is gone (killed,
+ * crashed) is taken over: a pid, unlike a lock's age, tells a dead holder from
+ * a slow one at once.
+ *
+ * The file appears with its pid already in it (written under a unique name,
+ * then hard-linked into place, which fails when the lock exists), so no one
+ * ever reads a half-written lock.
+ */
+
+// Locks this process holds: its own pid in a lock it does not hold is a leftover of an earlier process that had the same pid (a container restarted).
+const held = new Set<string>();
+let releasedAtExit = false;
+
+/** How long a stale lock's takeover may wait for another process taking it over at the same time. */
+const TAKEOVER_WAIT_MS = 1_000;
+
+/** A lock held on one store file; `release()` gives it up. */
+export class StoreLock {
+  private constructor(readonly path: string) {}
+
+  /**
+   * Takes the lock on `file`, taking over one left by a process that no longer runs.
+   * @throws StoreOpenError naming the file and the pid of the process that holds it
+   *   (this process too, when it has the store open already), or why the lock cannot be made
+   */
+  static async acquire(file: string): Promise<StoreLock> {
+    // One spelling per file, so that this process knows its own lock whatever path it was given.
+    const path = `${resolve(file)}.lock`;
+    const mine = `${path}.${process.pid}.${randomUUID()}.tmp`;
+    try {
+      await writeFile(mine, `${process.pid}\n`);
+    } catch (error) {
+      throw new StoreOpenError(`cannot lock the store file ${file}: ${(error as Error).message}`);
+    }
+    try {
+      for (let attempt = 0; attempt < 10; attempt += 1) {
+        if (await linked(mine, path)) {
+          held.add(path);
+          releaseAtExit();
+          return new StoreLock(path);
+        }
+        const holder = await holderOf(path);
+        if (holder === undefined) continue;
+        if ((holder === process.pid && held.has(path)) || (holder !== process.pid && alive(holder))) {
+          throw new StoreOpenError(`the store file ${file} is in use by process ${holder} (${path}): stop it, or give this one another store file`);
+        }
+        await removeStale(path, holder, mine);
+      }
+      throw new StoreOpenError(`cannot lock the store file ${file}: ${path} keeps changing`);
+    } catch (error) {
+      throw error instanceof StoreOpenError ? error : new StoreOpenError(`cannot lock the store file ${file}: ${(error as Error).message}`);
+    } finally {
+      await rm(mine, { force: true });
+    }
+  }
+
+  /** Gives the lock up: removes the lock file, unless another process has taken it over meanwhile. */
+  async release(): Promise<void> {
+    if (!held.delete(this.path)) return;
+    if ((await holderOf(this.path)) === process.pid) await rm(this.path, { force: true });
+  }
+}
+
+// A process that exits without closing its store (an uncaught error) should not leave its lock behind.
+function releaseAtExit(): void {
+  if (releasedAtExit) return;
+  releasedAtExit = true;
+  process.once('exit', () => {
+    for (const path of held) {
+      try {
+        if (Number(readFileSync(path, 'utf8')) === process.pid) unlinkSync(path);
+      } catch {
+        // Gone already, or taken over: nothing of ours to remove.
+      }
+    }
+  });
+}
+
+async function linked(from: string, to: string): Promise<boolean> {
+  try {
+    await link(from, to);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+/** The pid in a lock file; NaN when it holds none (a crash of the machine can leave it empty); undefined when it is gone. */
+async function holderOf(path: string): Promise<number | undefined> {
+  try {
+    const text = await readFile(path, 'utf8');
+    return /^\d+\n?$/.test(text) ? Number(text) : Number.NaN;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+function alive(pid: number): boolean {
+  // 0 and negative numbers would signal process groups, not a process.
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+// Two processes finding the same stale lock must not both take it: one could
+// remove the fresh lock the other just made. The removal happens under a
+// second lock, and only if the stale holder is still the one in the file.
+async function removeStale(path: string, holder: number, mine: string): Promise<void> {
+  const guard = `${path}.takeover`;
+  const until = Date.now() + TAKEOVER_WAIT_MS;
+  while (!(await linked(mine, guard))) {
+    const taker = await holderOf(guard);
+    if (taker !== undefined && alive(taker) && Date.now() < until) await sleep(10);
+    // A guard whose taker died, or one older than any takeover takes, is left over.
+    else if (taker !== undefined) await rm(guard, { force: true });
+  }
+  try {
+    const now = await holderOf(path);
+    if (now === holder || (Number.isNaN(now) && Number.isNaN(holder))) await rm(path, { force: true });
+  } finally {
+    await rm(guard, { force: true });
+  }
+}

@@ -1,0 +1,157 @@
+import type { Merchant } from '../domain/merchants.js';
+import type { Order, Payment } from '../domain/records.js';
+
+/** One change to the state: the unit of the write-ahead log. Each replaces a whole record, so replaying a change twice is harmless. */
+export type Change =
+  | { kind: 'merchant'; merchant: Merchant }
+  | { kind: 'payment'; payment: Payment }
+  | { kind: 'order'; order: Order }
+  | { kind: 'reset'; publicKey?: string };
+
+/** Takes one applied change back, leaving the tables exactly as they were before it (the order of rows included). */
+export type Undo = () => void;
+
+/** Rows of one merchant, by paymentReference, oldest first (a Map keeps the order rows were first put in). */
+type Rows<T> = Map<string, T>;
+
+/**
+ * The state in memory: merchants by public key; payments and orders by
+ * public key, then paymentReference; payments by linkingReference. Maps, not
+ * objects, so that any string a client sends is a key like any other:
+ * `__proto__`, `constructor` or `toString` name a payment, never a property
+ * every object has. Keeping every merchant's records apart is what lets one
+ * merchant be reset without touching the others.
+ */
+export class Tables {
+  private merchants = new Map<string, Merchant>();
+  private payments = new Map<string, Rows<Payment>>();
+  private orders = new Map<string, Rows<Order>>();
+  private byLinkingReference = new Map<string, Payment>();
+
+  /** The merchant with this public key, if any. */
+  merchant(publicKey: string): Merchant | undefined {
+    return this.merchants.get(publicKey);
+  }
+
+  /** Every merchant, in the order they were first put. */
+  merchantList(): Merchant[] {
+    return [...this.merchants.values()];
+  }
+
+  /** The payment of one merchant with this paymentReference, if any. */
+  payment(publicKey: string, paymentReference: string): Payment | undefined {
+    return this.payments.get(publicKey)?.get(paymentReference);
+  }
+
+  /** The payments of one merchant, oldest first; of every merchant when `publicKey` is absent. */
+  paymentList(publicKey?: string): Payment[] {
+    return rowsOf(this.payments, publicKey);
+  }
+
+  /** The payment with this linkingReference, whoever's it is. */
+  paymentWithLinkingReference(linkingReference: string): Payment | undefined {
+    return this.byLinkingReference.get(linkingReference);
+  }
+
+  /** The order of one merchant with this paymentReference, if any. */
+  order(publicKey: string, paymentReference: string): Order | undefined {
+    return this.orders.get(publicKey)?.get(paymentReference);
+  }
+
+  /** The orders of one merchant, oldest first; of every merchant when `publicKey` is absent. */
+  orderList(publicKey?: string): Order[] {
+    return rowsOf(this.orders, publicKey);
+  }
+
+  /**
+   * Applies one change. Its record is deep-frozen first: a stored record is
+   * never changed in place, only replaced by putting a new one.
+   * @returns how to take the change back: a write the disk refused must leave no trace in memory
+   */
+  apply(change: Change): Undo {
+    switch (change.kind) {
+      case 'merchant': {
+        const merchant = deepFreeze(change.merchant);
+        return put(this.merchants, merchant.publicKey, merchant);
+      }
+      case 'payment': {
+        const payment = deepFreeze(change.payment);
+        const undoRow = putRow(this.payments, payment.publicKey, payment.paymentReference, payment);
+        const undoLink = put(this.byLinkingReference, payment.linkingReference, payment);
+        return () => {
+          undoLink();
+          undoRow();
+        };
+      }
+      case 'order': {
+        const order = deepFreeze(change.order);
+        return putRow(this.orders, order.publicKey, order.paymentReference, order);
+      }
+      case 'reset':
+        // Merchants stay: tokens already handed out keep working after a reset.
+        return change.publicKey === undefined ? this.resetAll() : this.resetOne(change.publicKey);
+    }
+  }
+
+  private resetAll(): Undo {
+    const { payments, orders, byLinkingReference } = this;
+    this.payments = new Map();
+    this.orders = new Map();
+    this.byLinkingReference = new Map();
+    return () => {
+      this.payments = payments;
+      this.orders = orders;
+      this.byLinkingReference = byLinkingReference;
+    };
+  }
+
+  private resetOne(publicKey: string): Undo {
+    const payments = this.payments.get(publicKey);
+    const orders = this.orders.get(publicKey);
+    this.payments.delete(publicKey);
+    this.orders.delete(publicKey);
+    for (const payment of payments?.values() ?? []) {
+      if (this.byLinkingReference.get(payment.linkingReference) === payment) this.byLinkingReference.delete(payment.linkingReference);
+    }
+    return () => {
+      if (payments) {
+        this.payments.set(publicKey, payments);
+        for (const payment of payments.values()) this.byLinkingReference.set(payment.linkingReference, payment);
+      }
+      if (orders) this.orders.set(publicKey, orders);
+    };
+  }
+}
+
+/** Freezes a record and everything in it, so that no caller can change what the store holds. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+function rowsOf<T>(table: Map<string, Rows<T>>, publicKey: string | undefined): T[] {
+  if (publicKey !== undefined) return [...(table.get(publicKey)?.values() ?? [])];
+  return [...table.values()].flatMap((rows) => [...rows.values()]);
+}
+
+// Setting a key that exists keeps its place in the Map, so restoring the
+// record it held keeps "oldest first" exactly as it was.
+function put<T>(map: Map<string, T>, key: string, value: T): Undo {
+  const before = map.get(key);
+  map.set(key, value);
+  return () => {
+    if (before === undefined) map.delete(key);
+    else map.set(key, before);
+  };
+}
+
+function putRow<T>(table: Map<string, Rows<T>>, publicKey: string, reference: string, value: T): Undo {
+  const rows = table.get(publicKey);
+  if (rows) return put(rows, reference, value);
+  table.set(publicKey, new Map([[reference, value]]));
+  // Undone newest first, so by now the merchant's rows hold this one alone.
+  return () => table.delete(publicKey);
+}

@@ -1,0 +1,165 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { StoreUnavailableError } from '../../src/store/store.js';
+import { merchantRecord, orderRecord, paymentRecord, PUBLIC_A, PUBLIC_B, storeFiles } from './fixtures.js';
+
+/**
+ * A disk that refuses writes, for real: the file size limit of this test's
+ * own process (RLIMIT_FSIZE, set with prlimit) makes a write past it fail
+ * with EFBIG, part of it written, as a full disk does; root is bound by it
+ * too, unlike permission bits. Lifting the limit is the disk recovering.
+ */
+
+const files = storeFiles('payments-sandbox-disk-');
+const RETRY_MS = 50;
+const prlimit = (() => {
+  try {
+    execFileSync('prlimit', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+let limited = false;
+const originalLimit = prlimit ? execFileSync('prlimit', ['--pid', String(process.pid), '--fsize', '--raw', '--noheadings', '--output=SOFT'], { encoding: 'utf8' }).trim() : '';
+
+/** Files of this process may not grow past `bytes` (the soft limit; the hard one is left alone). */
+function limitFileSize(bytes: number): void {
+  execFileSync('prlimit', ['--pid', String(process.pid), `--fsize=${bytes}:`]);
+  limited = true;
+}
+
+function liftLimit(): void {
+  if (!limited) return;
+  execFileSync('prlimit', ['--pid', String(process.pid), `--fsize=${originalLimit}:`]);
+  limited = false;
+}
+
+afterEach(liftLimit);
+
+const sizeOf = async (path: string) => (await stat(path)).size;
+const PAID = { status: 'SUCCESSFUL', code: '00', message: 'Successful' } as const;
+
+describe.skipIf(!prlimit)('a disk that refuses a write', () => {
+  it('takes the refused batch back, rejects its commits, keeps reads, refuses writes, and writes again once the disk has room', { timeout: 20_000 }, async () => {
+    const store = await files.open({ retryEvery: RETRY_MS });
+    store.putMerchant(merchantRecord(PUBLIC_A));
+    store.putPayment(paymentRecord(PUBLIC_A, 1));
+    store.putOrder(orderRecord(PUBLIC_A, 'SBREF-ORDER-1'));
+    store.putPayment(paymentRecord(PUBLIC_B, 1));
+    await store.commit();
+    const log = await readFile(`${files.file}.wal`);
+
+    limitFileSize(log.length + 100);
+    // One batch in the log's write, another queued behind it: both refused, both taken back.
+    store.putPayment(paymentRecord(PUBLIC_A, 1, PAID));
+    store.putPayment(paymentRecord(PUBLIC_A, 2));
+    const first = store.commit();
+    store.reset(PUBLIC_A);
+    store.putPayment(paymentRecord(PUBLIC_A, 3));
+    const second = store.commit();
+    await expect(first).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(second).rejects.toThrow(new StoreUnavailableError());
+    expect((await second.catch((error: Error) => error)).message).toBe('Store unavailable');
+
+    // Nothing refused is shown as stored; what was stored before is, as it was.
+    expect(store.payments(PUBLIC_A).map((payment) => [payment.paymentReference, payment.status])).toEqual([['SBREF-STORE-0001', 'PENDING']]);
+    expect(store.payment(PUBLIC_A, 'SBREF-STORE-0002')).toBeUndefined();
+    expect(store.order(PUBLIC_A, 'SBREF-ORDER-1')).toBeDefined();
+    expect(store.payments(PUBLIC_B)).toHaveLength(1);
+    expect(store.paymentWithLinkingReference(paymentRecord(PUBLIC_A, 2).linkingReference)).toBeUndefined();
+    expect(store.paymentWithLinkingReference(paymentRecord(PUBLIC_A, 1).linkingReference)?.status).toBe('PENDING');
+    // ...and the log holds none of it, part of it written or not.
+    expect((await readFile(`${files.file}.wal`)).equals(log)).toBe(true);
+
+    expect(store.health()).toEqual({ writable: false, error: `cannot write ${files.file}.wal: EFBIG: file too large, write` });
+    expect(store.failed?.message).toContain('EFBIG');
+    expect(() => store.putPayment(paymentRecord(PUBLIC_A, 4))).toThrow(StoreUnavailableError);
+    expect(() => store.putMerchant(merchantRecord(PUBLIC_B))).toThrow('Store unavailable');
+    expect(() => store.reset()).toThrow(StoreUnavailableError);
+    // A request that only read commits nothing: it is answered.
+    await expect(store.commit()).resolves.toBeUndefined();
+
+    // Still full after several tries: still unavailable.
+    await sleep(RETRY_MS * 5);
+    expect(store.health().writable).toBe(false);
+
+    liftLimit();
+    await vi.waitFor(() => expect(store.health()).toEqual({ writable: true }), { timeout: 5_000, interval: 10 });
+    expect((await readFile(`${files.file}.wal`)).equals(log)).toBe(true);
+    store.putPayment(paymentRecord(PUBLIC_A, 5));
+    await store.commit();
+
+    const reopened = await files.open({ file: await files.crashCopy() });
+    expect(reopened.payments(PUBLIC_A).map((payment) => [payment.paymentReference, payment.status])).toEqual([
+      ['SBREF-STORE-0001', 'PENDING'],
+      ['SBREF-STORE-0005', 'PENDING'],
+    ]);
+  });
+
+  it('leaves snapshot and log as they were when the snapshot is refused, and writes it once the disk has room', { timeout: 20_000 }, async () => {
+    const store = await files.open({ snapshotEvery: 3, retryEvery: RETRY_MS });
+    store.putPayment(paymentRecord(PUBLIC_A, 1));
+    store.putPayment(paymentRecord(PUBLIC_A, 2));
+    await store.commit();
+    // Room for the log's third line, not for a snapshot of all three (pretty-printed, so larger than the log).
+    const third = JSON.stringify({ kind: 'payment', payment: paymentRecord(PUBLIC_A, 3) }).length + 1;
+    limitFileSize((await sizeOf(`${files.file}.wal`)) + third + 10);
+
+    store.putPayment(paymentRecord(PUBLIC_A, 3));
+    // The third change is in the log: its commit resolves; the snapshot after it fails.
+    await store.commit();
+    await vi.waitFor(() => expect(store.health().writable).toBe(false), { timeout: 5_000, interval: 10 });
+    expect(store.health().error).toBe(`cannot write ${files.file}: EFBIG: file too large, write`);
+    expect(existsSync(files.file)).toBe(false);
+    expect((await readFile(`${files.file}.wal`, 'utf8')).trim().split('\n')).toHaveLength(3);
+    expect(store.payments(PUBLIC_A)).toHaveLength(3);
+
+    liftLimit();
+    await vi.waitFor(() => expect(store.health()).toEqual({ writable: true }), { timeout: 5_000, interval: 10 });
+    expect(JSON.parse(await readFile(files.file, 'utf8')).payments).toHaveLength(3);
+    expect(await readFile(`${files.file}.wal`, 'utf8')).toBe('');
+  });
+
+  it('keeps a change queued behind a snapshot out of it, so a refused one never reaches the file', { timeout: 20_000 }, async () => {
+    const store = await files.open({ snapshotEvery: 2, retryEvery: RETRY_MS });
+    store.putPayment(paymentRecord(PUBLIC_A, 1));
+    await store.commit();
+    // A large third payment: room for the small snapshot, not for its own line in the log.
+    const large = paymentRecord(PUBLIC_A, 3, { productDescription: 'x'.repeat(20_000) });
+    limitFileSize(10_000);
+
+    store.putPayment(paymentRecord(PUBLIC_A, 2));
+    const second = store.commit();
+    store.putPayment(large);
+    const third = store.commit();
+    await second;
+    await expect(third).rejects.toBeInstanceOf(StoreUnavailableError);
+
+    expect(store.payment(PUBLIC_A, 'SBREF-STORE-0003')).toBeUndefined();
+    const snapshot = JSON.parse(await readFile(files.file, 'utf8'));
+    expect(snapshot.payments.map((payment: { paymentReference: string }) => payment.paymentReference)).toEqual(['SBREF-STORE-0001', 'SBREF-STORE-0002']);
+    expect(await readFile(`${files.file}.wal`, 'utf8')).toBe('');
+  });
+
+  it('closes a store that cannot write, rejecting, giving up the lock, and losing nothing acknowledged', { timeout: 20_000 }, async () => {
+    const store = await files.open({ retryEvery: RETRY_MS });
+    store.putPayment(paymentRecord(PUBLIC_A, 1));
+    await store.commit();
+    limitFileSize(await sizeOf(`${files.file}.wal`));
+    store.putPayment(paymentRecord(PUBLIC_A, 2));
+    await expect(store.commit()).rejects.toBeInstanceOf(StoreUnavailableError);
+
+    await expect(store.close()).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(store.health()).toEqual({ writable: false, error: 'the store is closed' });
+    expect(existsSync(`${files.file}.lock`)).toBe(false);
+    liftLimit();
+
+    const reopened = await files.open();
+    expect(reopened.payments(PUBLIC_A).map((payment) => payment.paymentReference)).toEqual(['SBREF-STORE-0001']);
+  });
+});
