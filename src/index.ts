@@ -8,7 +8,8 @@ import seedrandom from 'seedrandom';
 import { createApp, API_BASE } from './http/app.js';
 import { tolerateTrailingBytes } from './http/client-errors.js';
 import { HungConnections } from './http/faults.js';
-import { Journal } from './control/journal.js';
+import { DEFAULT_JOURNAL_MAX_BYTES, Journal } from './control/journal.js';
+import { AllowedHosts } from './http/host-guard.js';
 import { loadCatalogue, SHIPPED_SCENARIOS } from './scenarios/catalogue.js';
 import { ScenarioEngine } from './scenarios/engine.js';
 import { OverrideBook } from './scenarios/overrides.js';
@@ -27,6 +28,9 @@ export const CONTROL_API_DOCUMENT = fileURLToPath(new URL('../openapi/control-ap
 /** How many requests the journal keeps when `journalSize` is not given. */
 export const DEFAULT_JOURNAL_SIZE = 5000;
 
+/** The journal's memory bound when `journalMaxBytes` is not given: 32 MiB (`--journal-max-mb 32`). */
+export { DEFAULT_JOURNAL_MAX_BYTES };
+
 /** How to start a sandbox. Every field is optional. */
 export interface SandboxOptions {
   /** TCP port; 0 (the default) picks a free one */
@@ -43,6 +47,12 @@ export interface SandboxOptions {
   snapshotEvery?: number;
   /** requests the journal keeps; default DEFAULT_JOURNAL_SIZE */
   journalSize?: number;
+  /** bytes the journal's entries may take together, the oldest dropped beyond it; default DEFAULT_JOURNAL_MAX_BYTES (32 MiB) */
+  journalMaxBytes?: number;
+  /** Host names answered beside the loopback ones, `publicUrl`'s host, `host` and `tlsHosts` (`--allowed-host`) */
+  allowedHosts?: string[];
+  /** a bearer token every control API request but /__sandbox/health must carry (`--control-token`) */
+  controlToken?: string;
   /** seed of the random draws (probabilistic rules, ranged delays); default a random one, shown in `Sandbox.seed` */
   seed?: string;
   /** a rule forced on every request it applies to, as a sticky sandbox-wide override (`--scenario`) */
@@ -106,7 +116,7 @@ export function controlOperations(): Promise<HttpOperation[]> {
  * Starts a sandbox: loads the OpenAPI document and the scenario catalogue,
  * opens the store, and listens.
  * @throws StoreOpenError or CatalogueError, naming the file, when either cannot be read;
- *   Error when `scenario` names no rule of the catalogue;
+ *   Error when `scenario` names no rule of the catalogue, or an `allowedHosts` or `tlsHosts` entry is no host name;
  *   CertificateAuthorityError when HTTPS is asked for and the CA folder cannot be used.
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
@@ -123,8 +133,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (!engine.find(options.scenario)) throw new Error(`unknown scenario ${options.scenario}: \`payments-sandbox scenarios list\` lists them`);
     selector.overrides.add({ scenario: options.scenario }, now());
   }
+  // The HTTPS listener and the proxy serve the --tls-host names; the listening and public names are added once known.
+  const allowedHosts = new AllowedHosts([...(options.allowedHosts ?? []), ...(options.tlsHosts ?? [])]);
   const store = await Store.open({ file: options.dataFile, snapshotEvery: options.snapshotEvery });
-  const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
+  const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes ?? DEFAULT_JOURNAL_MAX_BYTES);
   const hung = new HungConnections();
   let state: 'starting' | 'ok' | 'stopping' = 'starting';
   let publicUrl = '';
@@ -139,6 +151,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     now,
     strict: options.strict ?? false,
     state: () => state,
+    allowedHosts,
+    controlToken: options.controlToken,
     links: {
       authenticate: (linkingReference) => `${publicUrl}/pages/authenticate/${encodeURIComponent(linkingReference)}`,
       checkout: (linkingReference) => `${publicUrl}/pages/checkout/${encodeURIComponent(linkingReference)}`,
@@ -154,6 +168,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   publicUrl = (options.publicUrl ?? url).replace(/\/+$/, '');
+  allowedHosts.addListening(host);
+  allowedHosts.addUrl(publicUrl);
   let tls: TlsListeners | undefined;
   if (options.httpsPort !== undefined || options.proxyPort !== undefined) {
     try {

@@ -1,11 +1,12 @@
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_JOURNAL_SIZE, sampleKeyPair, startSandbox, type SandboxOptions } from '../index.js';
+import { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE, sampleKeyPair, startSandbox, type SandboxOptions } from '../index.js';
 import { StoreOpenError } from '../store/store.js';
 import { CatalogueError, loadCatalogue, SHIPPED_SCENARIOS } from '../scenarios/catalogue.js';
 import { scenarioTable } from './scenario-table.js';
 import { CertificateAuthorityError, defaultCaDir, openCertificateAuthority } from '../tls/certificate-authority.js';
 import { caDirOption, tlsBanner, tlsHosts } from './tls-options.js';
+import { hostName } from '../http/host-guard.js';
 
 /** The store file used when neither --data nor --in-memory is given: in the working directory. */
 export const DEFAULT_DATA_FILE = 'payments-sandbox.json';
@@ -32,6 +33,9 @@ interface Flags {
   scenarios?: string[];
   scenario?: string;
   journalSize: number;
+  journalMaxMb: number;
+  allowedHost?: string[];
+  controlToken?: string;
   seed?: string;
   strict?: boolean;
   httpsPort?: number;
@@ -52,6 +56,9 @@ export function program(): Command {
     .addOption(new Option('--scenarios <dir...>', 'folders of extra scenario files').env('SANDBOX_SCENARIOS'))
     .addOption(new Option('--scenario <name>', 'force a scenario on every request it applies to (a sticky override)').env('SANDBOX_SCENARIO'))
     .addOption(new Option('--journal-size <n>', 'requests the journal keeps').env('SANDBOX_JOURNAL_SIZE').default(DEFAULT_JOURNAL_SIZE).argParser(positive))
+    .addOption(new Option('--journal-max-mb <n>', 'memory the journal may take, in MiB; the oldest entries go beyond it').env('SANDBOX_JOURNAL_MAX_MB').default(DEFAULT_JOURNAL_MAX_BYTES / 2 ** 20).argParser(megabytes))
+    .addOption(new Option('--allowed-host <name>', 'a Host name it answers to beside localhost, --host and --public-url (repeatable; env: comma-separated)').env('SANDBOX_ALLOWED_HOSTS').argParser(allowedHosts))
+    .addOption(new Option('--control-token <token>', 'require Authorization: Bearer <token> on the control API (all but /__sandbox/health)').env('SANDBOX_CONTROL_TOKEN'))
     .addOption(new Option('--seed <seed>', 'seed of random draws (probabilistic scenarios, ranged delays), to repeat a run').env('SANDBOX_SEED'))
     .addOption(new Option('--strict', "refuse with 400 INPUT what the spec's types forbid but the provider's clients send (a number amount, a null field)").env('SANDBOX_STRICT'))
     .addOption(new Option('--https-port <n>', 'also serve HTTPS, with a certificate from the local CA (0: any free port)').env('SANDBOX_HTTPS_PORT').argParser(port))
@@ -119,6 +126,9 @@ async function serve(flags: Flags): Promise<void> {
     scenarioFolders: flags.scenarios?.map((folder) => resolve(folder)),
     scenario: flags.scenario,
     journalSize: flags.journalSize,
+    journalMaxBytes: Math.floor(flags.journalMaxMb * 2 ** 20),
+    allowedHosts: flags.allowedHost,
+    controlToken: flags.controlToken || undefined,
     seed: flags.seed,
     strict: flags.strict,
     httpsPort: flags.httpsPort,
@@ -176,6 +186,20 @@ function port(value: string): number {
 function positive(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number of at least 1');
+  return n;
+}
+
+function allowedHosts(value: string, previous: string[] = []): string[] {
+  try {
+    return [...previous, ...value.split(',').filter((name) => name.trim() !== '').map(hostName)];
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+function megabytes(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('a positive number of MiB');
   return n;
 }
 

@@ -1,10 +1,14 @@
+import { boundBody, boundHeaders, boundName, boundQuery, boundWarnings, TEXT_MAX } from './journal-bounds.js';
+
 /**
- * The request journal: the last `capacity` Payments API requests with their
- * answers, newest first. A fixed ring, so a sandbox can run for weeks in the
- * same memory (README, "Journal").
+ * The request journal: the last Payments API requests with their answers,
+ * newest first, bounded both in entries (`--journal-size`) and in bytes
+ * (`--journal-max-mb`), so a sandbox can run for weeks in the same memory
+ * whatever its clients send (README, "The journal"; WireMock's unbounded
+ * journal is the counter-example).
  */
 
-/** One journalled request. Card numbers are masked, CVV and PIN hidden, Authorization redacted. */
+/** One journalled request, as the control API shows it: bounded and redacted (src/control/journal-bounds.ts). */
 export interface JournalEntry {
   id: number;
   /** ISO 8601 UTC time the request arrived */
@@ -23,7 +27,7 @@ export interface JournalEntry {
   /** what the request needed beyond the spec's types (X-Sandbox-Warnings; README, "Accepted beyond the spec") */
   warnings?: string[];
   durationMs: number;
-  request: { headers: Record<string, unknown>; body?: unknown };
+  request: { headers: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown };
   response?: { body?: unknown };
 }
 
@@ -35,44 +39,93 @@ export interface JournalQuery {
   limit?: number;
 }
 
-/** A bounded ring of journal entries. */
+// An entry is held as its JSON text: its size is then known exactly, and
+// reading it back can never meet anything JSON cannot render.
+interface Held {
+  id: number;
+  path: string;
+  publicKey?: string;
+  paymentReference?: string;
+  text: string;
+  bytes: number;
+}
+
+/** The journal's memory bound when none is given: 32 MiB (`--journal-max-mb 32`). */
+export const DEFAULT_JOURNAL_MAX_BYTES = 32 * 1024 * 1024;
+
+/** Bytes charged per entry beside its text: the held record and its filter fields. */
+const ENTRY_OVERHEAD = 256;
+
+const EVICTED: Held = { id: 0, path: '', text: '', bytes: 0 };
+
+/** A journal bounded in entries and in bytes; the oldest entries go first. */
 export class Journal {
-  private readonly ring: Array<JournalEntry | undefined>;
-  private next = 0;
+  private held: Held[] = [];
+  // held[0 .. start) are evicted slots, dropped in one go now and then.
+  private start = 0;
   private lastId = 0;
+  private total = 0;
 
   /**
-   * @param capacity how many entries are kept; older ones are dropped (`--journal-size`)
-   * @throws RangeError when capacity is not a whole number of at least 1
+   * @param capacity how many entries are kept at most (`--journal-size`)
+   * @param maxBytes how many bytes the entries may take together (`--journal-max-mb`);
+   *   the newest entry is kept even when it alone is larger
+   * @throws RangeError when capacity is not a whole number of at least 1, or maxBytes not a finite positive number
    */
-  constructor(readonly capacity: number) {
+  constructor(
+    readonly capacity: number,
+    readonly maxBytes = DEFAULT_JOURNAL_MAX_BYTES,
+  ) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`the journal size must be a whole number of at least 1, not ${capacity}`);
-    this.ring = new Array(capacity);
+    if (!Number.isFinite(maxBytes) || maxBytes <= 0) throw new RangeError(`the journal's memory bound must be a positive number of bytes, not ${maxBytes}`);
   }
 
-  /** Records an entry (its id is assigned here), dropping the oldest when full. */
+  /**
+   * Records an entry (its id is assigned here), bounded and redacted, then
+   * drops the oldest entries beyond `capacity` or `maxBytes`.
+   * @returns the entry as it is kept
+   */
   record(entry: Omit<JournalEntry, 'id'>): JournalEntry {
-    const full: JournalEntry = { id: ++this.lastId, ...entry };
-    this.ring[this.next] = full;
-    this.next = (this.next + 1) % this.capacity;
-    return full;
+    const kept = keptForm({ id: ++this.lastId, ...entry });
+    const text = JSON.stringify(kept);
+    // V8 keeps a string with any character beyond Latin-1 at two bytes a character.
+    const bytes = text.length * (/[^\u0000-\u00ff]/.test(text) ? 2 : 1) + ENTRY_OVERHEAD;
+    this.held.push({ id: kept.id, path: kept.path, publicKey: kept.publicKey, paymentReference: kept.paymentReference, text, bytes });
+    this.total += bytes;
+    while (this.count > this.capacity || (this.total > this.maxBytes && this.count > 1)) {
+      this.total -= this.held[this.start]!.bytes;
+      // The slot lets go of the entry at once; the array itself is compacted now and then.
+      this.held[this.start++] = EVICTED;
+    }
+    if (this.start > 1024 && this.start * 2 > this.held.length) {
+      this.held = this.held.slice(this.start);
+      this.start = 0;
+    }
+    return kept;
   }
 
   /** How many entries are held now (at most `capacity`). */
   get count(): number {
-    return this.ring.reduce((n, entry) => (entry ? n + 1 : n), 0);
+    return this.held.length - this.start;
   }
 
-  /** Entries newest first, filtered; `limit` caps how many. */
+  /** How many bytes the entries held take: the length of their JSON text, plus a fixed overhead each. */
+  get bytes(): number {
+    return this.total;
+  }
+
+  /** Entries newest first, filtered; `limit` caps how many. Filters compare with the redacted, cut values kept. */
   query(filter: JournalQuery = {}): JournalEntry[] {
+    const path = filter.path === undefined ? undefined : boundName(filter.path, TEXT_MAX);
+    const publicKey = filter.publicKey === undefined ? undefined : boundName(filter.publicKey);
+    const paymentReference = filter.paymentReference === undefined ? undefined : boundName(filter.paymentReference);
     const found: JournalEntry[] = [];
-    for (let step = 1; step <= this.capacity; step += 1) {
-      const entry = this.ring[(this.next - step + this.capacity) % this.capacity];
-      if (!entry) continue;
-      if (filter.path !== undefined && entry.path !== filter.path) continue;
-      if (filter.publicKey !== undefined && entry.publicKey !== filter.publicKey) continue;
-      if (filter.paymentReference !== undefined && entry.paymentReference !== filter.paymentReference) continue;
-      found.push(entry);
+    for (let index = this.held.length - 1; index >= this.start; index -= 1) {
+      const entry = this.held[index]!;
+      if (path !== undefined && entry.path !== path) continue;
+      if (publicKey !== undefined && entry.publicKey !== publicKey) continue;
+      if (paymentReference !== undefined && entry.paymentReference !== paymentReference) continue;
+      found.push(JSON.parse(entry.text) as JournalEntry);
       if (filter.limit !== undefined && found.length >= filter.limit) break;
     }
     return found;
@@ -80,41 +133,24 @@ export class Journal {
 
   /** Forgets the entries of one merchant, or all. */
   clear(publicKey?: string): void {
-    for (let index = 0; index < this.capacity; index += 1) {
-      if (publicKey === undefined || this.ring[index]?.publicKey === publicKey) this.ring[index] = undefined;
-    }
+    const key = publicKey === undefined ? undefined : boundName(publicKey);
+    this.held = key === undefined ? [] : this.held.slice(this.start).filter((entry) => entry.publicKey !== key);
+    this.start = 0;
+    this.total = this.held.reduce((sum, entry) => sum + entry.bytes, 0);
   }
 }
 
-/** A copy of a request body fit for the journal: card number masked to BIN and last four, CVV and PIN hidden. */
-export function maskBody(body: unknown): unknown {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
-  const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
-  // Clients send card numbers as JSON numbers too: mask those as well.
-  if (typeof copy.cardNumber === 'string' || typeof copy.cardNumber === 'number') copy.cardNumber = maskCard(String(copy.cardNumber));
-  for (const secret of ['cvv', 'pin']) if (copy[secret] !== undefined) copy[secret] = '***';
-  // The key exchange's `<secret key>.<public key>`: the secret key is a credential.
-  if (typeof copy.key === 'string') copy.key = copy.key.includes('.') ? `***${copy.key.slice(copy.key.indexOf('.'))}` : '***';
-  return copy;
+// Every field a client could make large or fill with secrets is bounded and redacted here, the one way in.
+function keptForm(entry: JournalEntry): JournalEntry {
+  return {
+    ...entry,
+    path: boundName(entry.path, TEXT_MAX),
+    publicKey: entry.publicKey === undefined ? undefined : boundName(entry.publicKey),
+    paymentReference: entry.paymentReference === undefined ? undefined : boundName(entry.paymentReference),
+    warnings: boundWarnings(entry.warnings),
+    request: { headers: boundHeaders(entry.request.headers), query: boundQuery(entry.request.query), body: boundBody(entry.request.body) },
+    response: entry.response === undefined ? undefined : { body: boundBody(entry.response.body) },
+  };
 }
 
-/**
- * A copy of a response body fit for the journal: the bearer token of a key
- * exchange and the card token of a refund are redacted, as the control API's
- * payment views leave the card token out.
- */
-export function maskResponse(body: unknown): unknown {
-  const data = (body as { data?: unknown } | undefined)?.data;
-  if (typeof data !== 'object' || data === null) return body;
-  const fields = { ...(data as Record<string, unknown>) };
-  for (const name of ['EncryptedSecKey', 'EncrytedSecKey']) {
-    if (typeof fields[name] === 'object' && fields[name] !== null) fields[name] = { ...(fields[name] as object), encryptedKey: '[redacted]' };
-  }
-  const payments = fields.payments as { card?: { token?: unknown } } | undefined;
-  if (payments?.card?.token !== undefined) fields.payments = { ...payments, card: { ...payments.card, token: '[redacted]' } };
-  return { ...(body as object), data: fields };
-}
-
-/** A card number as `512345******0008`. */
-export const maskCard = (number: string): string =>
-  number.length <= 10 ? '*'.repeat(number.length) : `${number.slice(0, 6)}${'*'.repeat(number.length - 10)}${number.slice(-4)}`;
+export { hideExchangeKey, hideIssuedTokens, maskBody, maskCard, maskResponse } from './journal-masks.js';

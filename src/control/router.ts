@@ -8,7 +8,9 @@ import type { OverrideRequest } from '../scenarios/overrides.js';
 import type { ScenarioSelector } from '../scenarios/selector.js';
 import type { Store } from '../store/store.js';
 import { validateRequest } from '../http/validate.js';
+import { controlToken, sameOriginJson } from '../http/control-guards.js';
 import { operationId, type HttpOperation } from '../validation/operations.js';
+import { documentedQueryOnly, documentedRules } from './constraints.js';
 import type { Journal } from './journal.js';
 import { paymentView, scenarioView } from './views.js';
 
@@ -24,6 +26,8 @@ export interface ControlDependencies {
   now: () => string;
   /** `ok` once the sandbox serves */
   state: () => 'starting' | 'ok' | 'stopping';
+  /** the bearer token every control request but the health check must carry (`--control-token`); absent: none */
+  controlToken?: string;
 }
 
 type Handler = (req: Request, res: Response) => Promise<void> | void;
@@ -31,11 +35,15 @@ type Handler = (req: Request, res: Response) => Promise<void> | void;
 /**
  * The control API under `/__sandbox` (openapi/control-api.yaml; README,
  * "Control API"): scenarios, overrides, the journal, stored state, settling
- * payments, reset, health and readiness. Requests are validated against its
- * document like the Payments API's; errors come as `{message, error}`.
+ * payments, reset, health and readiness. A request goes: same-origin JSON
+ * check -> control token -> JSON body -> documented query parameters only ->
+ * validation against the document -> the rules its descriptions state ->
+ * the handler. Errors come as `{message, error}`.
  */
 export function controlRouter(deps: ControlDependencies): Router {
   const router = express.Router();
+  // Container health checks poll /health without credentials.
+  router.use(sameOriginJson(), controlToken(deps.controlToken, ['/health']));
   router.use(express.json({ limit: '100kb' }));
   const handlers = controlHandlers(deps);
   for (const operation of deps.controlOperations) {
@@ -47,7 +55,7 @@ export function controlRouter(deps: ControlDependencies): Router {
     const run: RequestHandler = async (req, res) => {
       await handler(req, res);
     };
-    router[method](path, validateRequest(operation, { lenient: false }), run);
+    router[method](path, documentedQueryOnly(operation), validateRequest(operation, { lenient: false }), documentedRules(operation), run);
   }
   router.all('/{*rest}', (req) => {
     throw new ApiError(404, { message: 'Not Found', error: 'NOT_FOUND' }, undefined);
@@ -108,7 +116,7 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
       const text = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : undefined);
       const limit = text('limit') === undefined ? undefined : Number(text('limit'));
       const requests = journal.query({ path: text('path'), publicKey: text('publicKey'), paymentReference: text('paymentReference'), limit });
-      res.json({ capacity: journal.capacity, count: requests.length, requests });
+      res.json({ capacity: journal.capacity, maxBytes: journal.maxBytes, bytes: journal.bytes, count: requests.length, requests });
     },
     clearRequests: (req, res) => {
       journal.clear(merchantOf(req));

@@ -1,6 +1,6 @@
 import type { Payment } from '../domain/records.js';
 import { hasOutcome, operationsOf, type Scenario } from '../scenarios/catalogue.js';
-import { maskCard } from './journal.js';
+import { maskCard } from '../redaction/card-numbers.js';
 
 /** A payment as the control API shows it: the card as BIN, last four and a masked number; never its token. */
 export function paymentView(payment: Payment): Record<string, unknown> {

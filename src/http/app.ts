@@ -3,6 +3,7 @@ import { notFound } from '../errors.js';
 import { controlRouter, type ControlDependencies } from '../control/router.js';
 import { apiRouter, type ApiDependencies } from './api.js';
 import { renderError } from './render-error.js';
+import { AllowedHosts, hostGuard } from './host-guard.js';
 import { ASSETS, pagesRouter } from '../pages/router.js';
 
 /** The base path of the Payments API (spec, Conventions: `{base_url}` ends in `/api/v2`). */
@@ -12,13 +13,29 @@ export const API_BASE = '/api/v2';
 export const CONTROL_BASE = '/__sandbox';
 
 /** Everything the express app is made of. */
-export type AppDependencies = ApiDependencies & ControlDependencies;
+export type AppDependencies = ApiDependencies &
+  ControlDependencies & {
+    /** the Host names it answers to; default the loopback names only */
+    allowedHosts?: AllowedHosts;
+  };
 
-/** The sandbox's express app: the Payments API, the control API, and one error renderer. */
+/**
+ * The sandbox's express app: the Payments API, the pages, the control API,
+ * and one error renderer. Every answer, errors and static files included,
+ * carries `X-Content-Type-Options: nosniff`, and a request for a Host the
+ * sandbox was not started for is refused before anything reads it.
+ */
 export function createApp(deps: AppDependencies): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // A browser must not read a JSON answer, or a value echoed in one, as a script or a page.
+  app.use((_req, res, next) => {
+    res.set('X-Content-Type-Options', 'nosniff');
+    next();
+  });
+  // Against DNS rebinding: a page that made its own name point at the sandbox still sends that name.
+  app.use(hostGuard(deps.allowedHosts ?? new AllowedHosts(), CONTROL_BASE));
   // The dashboard is a static page that talks to the control API from the browser.
   app.get([CONTROL_BASE, `${CONTROL_BASE}/`], (_req, res) => {
     res.set('Content-Security-Policy', "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'");

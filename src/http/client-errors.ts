@@ -42,7 +42,7 @@ export function tolerateTrailingBytes(server: HttpServer | HttpsServer): void {
     if (socket.writable && error.code !== 'ECONNRESET') {
       const answer = PARSER_ANSWERS[error.code ?? ''] ?? { status: '400 Bad Request', body: { message: 'Bad Request', error: UNREADABLE } };
       const body = JSON.stringify(answer.body);
-      socket.write(`HTTP/1.1 ${answer.status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      socket.write(`HTTP/1.1 ${answer.status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`);
     }
     socket.destroy(error);
   });

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { maskBody, maskResponse, type Journal } from '../control/journal.js';
+import { hideExchangeKey, hideIssuedTokens, type Journal } from '../control/journal.js';
 import type { Merchant } from '../domain/merchants.js';
 import { merchantOfToken } from '../domain/authentication.js';
 import { parseExchangeKey } from '../domain/merchants.js';
@@ -10,7 +10,9 @@ type Body = Record<string, unknown> | undefined;
 /**
  * Records every Payments API request in the journal once its connection is
  * done with: answered (status and body), or closed without an answer by a
- * fault (status 0). Credentials and card data never reach the journal.
+ * fault (status 0). Credentials and card data never reach the journal: the
+ * credentials only a field's name tells are hidden here, and the journal
+ * redacts by value and bounds all it keeps.
  */
 export function journalRecorder(deps: { journal: Journal; store: Store; now: () => string }): RequestHandler {
   return (req, res, next) => {
@@ -34,8 +36,6 @@ export function journalRecorder(deps: { journal: Journal; store: Store; now: () 
         (typeof body?.key === 'string' ? parseExchangeKey(body.key)?.publicKey : undefined);
       const answered = res.locals.responseBody as { data?: { payments?: { paymentReference?: string } } } | undefined;
       const linked = typeof body?.linkingReference === 'string' && publicKey ? deps.store.paymentByLinkingReference(publicKey, body.linkingReference) : undefined;
-      const headers: Record<string, unknown> = { ...req.headers };
-      if (headers.authorization !== undefined) headers.authorization = '[redacted]';
       deps.journal.record({
         time,
         method: req.method,
@@ -49,8 +49,9 @@ export function journalRecorder(deps: { journal: Journal; store: Store; now: () 
         fault: res.locals.fault as string | undefined,
         warnings: res.locals.warnings as string[] | undefined,
         durationMs: Number(process.hrtime.bigint() - started) / 1e6,
-        request: { headers, body: maskBody(body) },
-        response: res.locals.responseBody === undefined ? undefined : { body: maskResponse(res.locals.responseBody) },
+        // The journal redacts by value and bounds all it keeps (src/control/journal-bounds.ts), in one pass over a body.
+        request: { headers: req.headers, query: req.query, body: hideExchangeKey(body) },
+        response: res.locals.responseBody === undefined ? undefined : { body: hideIssuedTokens(res.locals.responseBody) },
       });
     });
     next();

@@ -55,7 +55,7 @@ export function createSandboxProxy(target: SandboxProxyTarget): SandboxProxy {
     const url = absoluteUrl(req.url ?? '');
     if (!url || !allowed.has(bareHost(url.hostname))) {
       const body = refusal(url?.host ?? (req.url || '/'));
-      res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' }).end(body);
+      res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'X-Content-Type-Options': 'nosniff', Connection: 'close' }).end(body);
       return;
     }
     // The app reads the path (req.originalUrl): the request line is given the origin form it would have had.
@@ -71,7 +71,7 @@ export function createSandboxProxy(target: SandboxProxyTarget): SandboxProxy {
     if (!url || !url.port || !allowed.has(bareHost(url.hostname))) {
       const body = refusal(destination);
       socket.end(
-        `HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
       );
       return;
     }

@@ -74,3 +74,17 @@ describe('the table', () => {
     expect(() => transition(store, payment('PENDING'), { type: 'settle', status: 'REFUNDED' }, outcome)).toThrow('settle cannot lead to REFUNDED');
   });
 });
+
+describe('the README', () => {
+  it('shows the table as it is (decision 12)', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    for (const [type, { from, to }] of Object.entries(TRANSITIONS)) {
+      const row = readme.split('\n').find((line) => line.trim().startsWith(`| ${type} `));
+      expect(row, type).toBeDefined();
+      const [, , fromCell, toCell] = row!.split('|').map((cell) => cell.trim());
+      for (const state of from) expect(fromCell, `${type} from`).toContain(state === 'none' ? 'not used yet' : state);
+      expect(toCell!.match(/[A-Z]{5,}/g)!.sort()).toEqual([...new Set(to)].sort());
+    }
+  });
+});

@@ -16,7 +16,8 @@ let api: ApiClient;
 let merchant: TestMerchant;
 
 beforeAll(async () => {
-  ({ sandbox, api, merchant } = await sandboxWithMerchant());
+  // The SDK names the provider's host; the sandbox answers it as a --tls-host (README, "HTTPS and proxy mode").
+  ({ sandbox, api, merchant } = await sandboxWithMerchant({ tlsHosts: ['seerbitapi.com'] }));
   await api.as(merchant, 'POST', '/payments/order', order());
 });
 afterAll(() => sandbox.close());

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { paymentsOperations } from '../../src/index.js';
 import { operationId, requestViolations, responseViolations } from '../../src/validation/operations.js';
-import { describe as describeViolations } from '../../src/http/validate.js';
+import { describe as describeViolations } from '../../src/validation/check-request.js';
 
 // The harness trusts these checks for every response; here they are shown to refuse what they must.
 const operations = await paymentsOperations();

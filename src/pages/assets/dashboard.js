@@ -5,16 +5,30 @@ const control = '/__sandbox';
 const $ = (selector) => document.querySelector(selector);
 let scenarios = [];
 
+// The control token (--control-token) lives in this tab's session only, never in a cookie:
+// a cookie would be sent by any page that posts to the sandbox.
+const TOKEN_KEY = 'payments-sandbox.control-token';
+function storedToken() {
+  try { return sessionStorage.getItem(TOKEN_KEY) ?? ''; } catch { return ''; }
+}
+
 async function call(method, path, body) {
-  const response = await fetch(control + path, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const headers = {};
+  // The control API takes state-changing requests as JSON only.
+  if (method !== 'GET') headers['content-type'] = 'application/json';
+  const token = storedToken();
+  if (token) headers.authorization = `Bearer ${token}`;
+  const response = await fetch(control + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await response.text();
   const json = text ? JSON.parse(text) : undefined;
+  if (response.status === 401) askForToken();
   if (!response.ok) throw new Error(json?.message ?? response.statusText);
   return json;
+}
+
+function askForToken() {
+  $('#token-section').hidden = false;
+  $('#control-token').focus();
 }
 
 function cell(text, className) {
@@ -82,7 +96,7 @@ async function refresh() {
     .map((o) => {
       const tr = document.createElement('tr');
       const action = document.createElement('td');
-      action.append(button('Remove', 'small secondary', async () => { await call('DELETE', `/overrides/${o.id}`); notice(`Removed the override ${o.scenario ?? ''}.`); await refresh(); }));
+      action.append(button('Remove', 'small secondary', () => guarded(async () => { await call('DELETE', `/overrides/${encodeURIComponent(o.id)}`); notice(`Removed the override ${o.scenario ?? ''}.`); await refresh(); })));
       const wire = [o.delay ? ('ms' in o.delay ? `${o.delay.ms} ms` : `${o.delay.minMs}-${o.delay.maxMs} ms`) : '', o.fault ?? ''].filter(Boolean).join(', ');
       tr.append(cell(o.scenario ?? '—'), cell(o.publicKey ?? 'every merchant'), cell(o.times === undefined ? 'until removed' : String(o.times)), cell(wire), action);
       return tr;
@@ -91,11 +105,16 @@ async function refresh() {
     const tr = document.createElement('tr');
     const settle = document.createElement('td');
     if (p.status === 'PENDING') {
-      const query = `?publicKey=${encodeURIComponent(p.publicKey)}`;
+      // The body names the merchant: references are unique per merchant only.
+      const complete = (outcome, said) => guarded(async () => {
+        await call('POST', `/payments/${encodeURIComponent(p.paymentReference)}/complete`, { outcome, publicKey: p.publicKey });
+        notice(`${p.paymentReference} ${said}.`);
+        await refresh();
+      });
       settle.append(
-        button('Succeed', 'small', async () => { await call('POST', `/payments/${encodeURIComponent(p.paymentReference)}/complete${query}`, { outcome: 'success' }); notice(`${p.paymentReference} succeeded.`); await refresh(); }),
+        button('Succeed', 'small', () => complete('success', 'succeeded')),
         document.createTextNode(' '),
-        button('Fail', 'small danger', async () => { await call('POST', `/payments/${encodeURIComponent(p.paymentReference)}/complete${query}`, { outcome: 'failure' }); notice(`${p.paymentReference} failed.`); await refresh(); }),
+        button('Fail', 'small danger', () => complete('failure', 'failed')),
       );
     }
     tr.append(cell(p.paymentReference), cell(p.method), cell(p.status, `status-${p.status}`), cell(`${p.code} ${p.message}`), cell(`${p.currency} ${p.amount}`, 'num'), cell(p.scenario), settle);
@@ -153,8 +172,20 @@ $('#reset-all').addEventListener('click', () => guarded(async () => {
   await refresh();
 }));
 
-guarded(async () => {
-  await loadScenarios();
-  await refresh();
-  document.body.dataset.ready = 'true';
+$('#token-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  try { sessionStorage.setItem(TOKEN_KEY, $('#control-token').value); } catch { notice('This browser keeps no session storage: the token cannot be kept.'); return; }
+  $('#control-token').value = '';
+  $('#token-section').hidden = true;
+  notice('');
+  start();
 });
+
+function start() {
+  guarded(async () => {
+    await loadScenarios();
+    await refresh();
+    document.body.dataset.ready = 'true';
+  });
+}
+start();

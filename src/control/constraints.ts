@@ -1,0 +1,53 @@
+import type { RequestHandler } from 'express';
+import { inputError } from '../errors.js';
+import { operationId, type HttpOperation } from '../validation/operations.js';
+
+/**
+ * What openapi/control-api.yaml says of a request beyond what its schemas
+ * check: query parameters are the documented ones only, and the rules its
+ * descriptions state. A control request that breaks one is refused with 400
+ * INPUT naming the field, before it changes anything.
+ */
+
+/**
+ * Refuses a query parameter the operation does not document, naming it and
+ * the ones it takes: a mis-cased `?publickey=` would otherwise be ignored, and
+ * `POST /reset?publickey=X` would reset every merchant.
+ */
+export function documentedQueryOnly(operation: HttpOperation): RequestHandler {
+  const known = (operation.request?.query ?? []).map((parameter) => parameter.name);
+  const takes = known.length === 0 ? 'takes no query parameter' : `takes ${known.join(', ')}`;
+  return (req, _res, next) => {
+    const unknown = Object.keys(req.query as object).filter((name) => !known.includes(name));
+    if (unknown.length === 0) return next();
+    const names = unknown.map((name) => name.slice(0, 100)).join(', ');
+    next(inputError(`Unknown query parameter${unknown.length > 1 ? 's' : ''} ${names}: ${operation.method.toUpperCase()} /__sandbox${operation.path} ${takes}`));
+  };
+}
+
+type Rule = (body: Record<string, unknown>) => string | undefined;
+
+// Each rule cites the description that states it.
+const RULES: Record<string, Rule[]> = {
+  // Delay: "minMs must not exceed maxMs".
+  createOverride: [
+    (body) => {
+      const delay = body.delay as { minMs?: number; maxMs?: number } | undefined;
+      if (delay?.minMs === undefined || delay.maxMs === undefined || delay.minMs <= delay.maxMs) return undefined;
+      return `delay.minMs must not exceed delay.maxMs (${delay.minMs} > ${delay.maxMs})`;
+    },
+  ],
+};
+
+/**
+ * Refuses, after schema validation, a body that breaks a rule the document
+ * states in words (`delay.minMs` ≤ `delay.maxMs`), with 400 INPUT naming the field.
+ */
+export function documentedRules(operation: HttpOperation): RequestHandler {
+  const rules = RULES[operationId(operation)] ?? [];
+  return (req, _res, next) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const broken = rules.map((rule) => rule(body)).filter((sentence): sentence is string => sentence !== undefined);
+    next(broken.length === 0 ? undefined : inputError(broken.join('; ')));
+  };
+}

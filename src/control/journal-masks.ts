@@ -1,0 +1,50 @@
+import { maskCard } from '../redaction/card-numbers.js';
+import { HIDDEN, REDACTED } from '../redaction/redact.js';
+import { redactValue } from '../redaction/value.js';
+
+/**
+ * The journal's masks for the bodies of the Payments API: fields whose whole
+ * value is a credential though it may not look like one, on top of the
+ * redaction by value (src/redaction/) that the journal applies to all it keeps.
+ */
+
+/**
+ * The `key` of a key exchange, `<secret key>.<public key>`, as `***.<public
+ * key>`: its secret part is a credential whatever its form. Shallow: other
+ * fields are left as they are.
+ */
+export function hideExchangeKey(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const key = (body as { key?: unknown }).key;
+  if (typeof key !== 'string') return body;
+  return { ...body, key: key.includes('.') ? `${HIDDEN}${key.slice(key.indexOf('.'))}` : HIDDEN };
+}
+
+/**
+ * The bearer token a key exchange answers and the card token of a refund,
+ * as `[redacted]` (the control API's payment views leave the card token out).
+ * Shallow: other fields are left as they are.
+ */
+export function hideIssuedTokens(body: unknown): unknown {
+  const data = (body as { data?: unknown } | undefined)?.data;
+  if (typeof data !== 'object' || data === null) return body;
+  const fields = { ...(data as Record<string, unknown>) };
+  for (const name of ['EncryptedSecKey', 'EncrytedSecKey']) {
+    if (typeof fields[name] === 'object' && fields[name] !== null) fields[name] = { ...(fields[name] as object), encryptedKey: REDACTED };
+  }
+  const payments = fields.payments as { card?: { token?: unknown } } | undefined;
+  if (payments?.card?.token !== undefined) fields.payments = { ...payments, card: { ...payments.card, token: REDACTED } };
+  return { ...(body as object), data: fields };
+}
+
+/**
+ * A copy of a request body fit for the journal: the exchange key hidden, and
+ * redacted by value (card numbers masked to BIN and last four wherever they
+ * are, secret keys and tokens hidden, `cvv` and `pin` hidden at any depth).
+ */
+export const maskBody = (body: unknown): unknown => redactValue(hideExchangeKey(body));
+
+/** A copy of a response body fit for the journal: the issued tokens hidden, and redacted by value. */
+export const maskResponse = (body: unknown): unknown => redactValue(hideIssuedTokens(body));
+
+export { maskCard };
