@@ -7,8 +7,8 @@ import { ApiError, inputError } from '../errors.js';
 import type { OverrideRequest } from '../scenarios/overrides.js';
 import type { ScenarioSelector } from '../scenarios/selector.js';
 import type { Store } from '../store/store.js';
-import { validateRequest } from '../http/validate.js';
-import { controlToken, sameOriginJson } from '../http/control-guards.js';
+import { checkRequest, requestToCheck } from '../validation/check-request.js';
+import { controlToken, sameOriginJson } from './guards.js';
 import { operationId, type HttpOperation } from '../validation/operations.js';
 import { documentedQueryOnly, documentedRules } from './constraints.js';
 import type { Journal } from './journal.js';
@@ -55,7 +55,12 @@ export function controlRouter(deps: ControlDependencies): Router {
     const run: RequestHandler = async (req, res) => {
       await handler(req, res);
     };
-    router[method](path, documentedQueryOnly(operation), validateRequest(operation, { lenient: false }), documentedRules(operation), run);
+    // The control API takes exactly what its document says: no leniency.
+    const validate: RequestHandler = (req, _res, next) => {
+      checkRequest(operation, requestToCheck(req), undefined, { lenient: false });
+      next();
+    };
+    router[method](path, documentedQueryOnly(operation), validate, documentedRules(operation), run);
   }
   router.all('/{*rest}', (req) => {
     throw new ApiError(404, { message: 'Not Found', error: 'NOT_FOUND' }, undefined);
@@ -84,6 +89,9 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
   return {
     getHealth: (_req, res) => {
       const state = deps.state();
+      // A store that cannot write answers no payment: a health check must see it (README, "Storage").
+      const { writable: canWrite, error } = store.health();
+      if (state === 'ok' && !canWrite) return void res.status(503).json({ status: 'store-unavailable', error });
       res.status(state === 'ok' ? 200 : 503).json({ status: state });
     },
     getReadiness: async (_req, res) => {
@@ -159,7 +167,7 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
 }
 
 async function writable(store: Store, dataFile: string | undefined): Promise<boolean> {
-  if (store.failed) return false;
+  if (!store.health().writable) return false;
   if (dataFile === undefined) return true;
   try {
     await access(dirname(dataFile), constants.W_OK);

@@ -1,9 +1,9 @@
 import type { RequestHandler } from 'express';
 import { hideExchangeKey, hideIssuedTokens, type Journal } from '../control/journal.js';
-import type { Merchant } from '../domain/merchants.js';
 import { merchantOfToken } from '../domain/authentication.js';
 import { parseExchangeKey } from '../domain/merchants.js';
 import type { Store } from '../store/store.js';
+import type { RequestFacts } from './request-facts.js';
 
 type Body = Record<string, unknown> | undefined;
 
@@ -27,22 +27,15 @@ export function journalRecorder(deps: { journal: Journal; store: Store; now: () 
     res.once('close', () => {
       // The journal shows what the client sent, before any leniency read it otherwise.
       const body = (res.locals.sentBody ?? req.body) as Body;
-      // A request refused before authentication (a 405, a forced fault) still belongs to the merchant its token names.
-      const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-      const publicKey =
-        (res.locals.merchant as Merchant | undefined)?.publicKey ??
-        (bearer === undefined ? undefined : merchantOfToken(deps.store, bearer)?.publicKey) ??
-        (typeof body?.publicKey === 'string' ? body.publicKey : undefined) ??
-        (typeof body?.key === 'string' ? parseExchangeKey(body.key)?.publicKey : undefined);
+      // The facts of a request that got as far as the selection; a refused one is told by what it carried.
+      const facts = res.locals.facts as RequestFacts | undefined;
       const answered = res.locals.responseBody as { data?: { payments?: { paymentReference?: string } } } | undefined;
-      const linked = typeof body?.linkingReference === 'string' && publicKey ? deps.store.paymentByLinkingReference(publicKey, body.linkingReference) : undefined;
       deps.journal.record({
         time,
         method: req.method,
         path,
-        publicKey,
-        // Clients send the reference as a number too (README, "Accepted beyond the spec").
-        paymentReference: (['string', 'number'].includes(typeof body?.paymentReference) ? String(body!.paymentReference) : undefined) ?? linked?.paymentReference ?? answered?.data?.payments?.paymentReference,
+        publicKey: facts?.merchant.publicKey ?? publicKeyCarried(req.headers.authorization, body, deps.store),
+        paymentReference: facts?.paymentReference ?? facts?.payment?.paymentReference ?? referenceCarried(body) ?? answered?.data?.payments?.paymentReference,
         operation: res.locals.operation as string | undefined,
         status: res.locals.fault ? 0 : res.statusCode,
         scenario: (res.getHeader('x-sandbox-scenario') as string | undefined) ?? undefined,
@@ -56,4 +49,20 @@ export function journalRecorder(deps: { journal: Journal; store: Store; now: () 
     });
     next();
   };
+}
+
+// The merchant a refused request belongs to: the one its verified token names (a 405,
+// a forced fault), else the public key its body carries (refused before any check).
+function publicKeyCarried(authorization: string | undefined, body: Body, store: Store): string | undefined {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+  return (
+    (bearer === undefined ? undefined : merchantOfToken(store, bearer)?.publicKey) ??
+    (typeof body?.publicKey === 'string' ? body.publicKey : undefined) ??
+    (typeof body?.key === 'string' ? parseExchangeKey(body.key)?.publicKey : undefined)
+  );
+}
+
+// Clients send the reference as a number too (README, "Accepted beyond the spec").
+function referenceCarried(body: Body): string | undefined {
+  return ['string', 'number'].includes(typeof body?.paymentReference) ? String(body!.paymentReference) : undefined;
 }

@@ -1,6 +1,6 @@
-import type { Request, RequestHandler } from 'express';
-import { checkRequest, type CheckOptions } from '../validation/check-request.js';
-import type { HttpOperation, RequestToCheck } from '../validation/operations.js';
+import type { RequestHandler } from 'express';
+import { checkRequest, requestToCheck, type CheckOptions } from '../validation/check-request.js';
+import type { HttpOperation } from '../validation/operations.js';
 
 /** The response header that lists the leniencies a request needed, joined with `; ` (README, "Accepted beyond the spec"). */
 export const WARNINGS_HEADER = 'X-Sandbox-Warnings';
@@ -26,16 +26,4 @@ export function validateRequest(operation: HttpOperation, options: ValidationOpt
     }
     next();
   };
-}
-
-/** A request as the validator sees it: lower-case header names, and a body only when one was read. */
-export function requestToCheck(req: Request): RequestToCheck {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  // Every body was read as JSON whatever its Content-Type said, and a GET's was not read at all (src/http/api.ts).
-  if (req.body !== undefined) headers['content-type'] = 'application/json';
-  else for (const name of ['content-type', 'content-length', 'transfer-encoding']) delete headers[name];
-  return { method: req.method, path: req.path, query: req.query as Record<string, string>, headers, body: req.body };
 }

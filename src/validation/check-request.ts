@@ -55,6 +55,27 @@ export function checkRequest(operation: HttpOperation, request: RequestToCheck, 
   throw inputError(describe(violations));
 }
 
+/** What a request looks like to the check, as node's and express's requests carry it. */
+export interface IncomingRequest {
+  method: string;
+  path: string;
+  query: unknown;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+}
+
+/** A request as the validator sees it: lower-case header names, and a body only when one was read. */
+export function requestToCheck(req: IncomingRequest): RequestToCheck {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  // Every body was read as JSON whatever its Content-Type said, and a GET's was not read at all.
+  if (req.body !== undefined) headers['content-type'] = 'application/json';
+  else for (const name of ['content-type', 'content-length', 'transfer-encoding']) delete headers[name];
+  return { method: req.method, path: req.path, query: req.query as Record<string, string>, headers, body: req.body };
+}
+
 /** One sentence per violation, each naming its field: "amount must match pattern ...; cvv is required". */
 export function describe(violations: Violation[]): string {
   const sentences = violations

@@ -57,6 +57,10 @@ describe.skipIf(!prlimit)('a store that cannot write', () => {
     const again = await api.as(merchant, 'POST', '/payments/initiates', accountPayment());
     expect(again.status).toBe(503);
 
+    const health = await fetch(`${sandbox.url}/__sandbox/health`);
+    expect(health.status).toBe(503);
+    expect(await health.json()).toMatchObject({ status: 'store-unavailable', error: expect.stringContaining('store.json.wal') });
+
     const read = await api.send('GET', `/payments/query/${String(kept.paymentReference)}`, undefined, `Bearer ${merchant.token}`);
     expect(read.status).toBe(200);
     expect(read.body.data.code).toBe('20');
@@ -68,5 +72,6 @@ describe.skipIf(!prlimit)('a store that cannot write', () => {
       recovered = (await api.as(merchant, 'POST', '/payments/initiates', accountPayment())).status;
     }
     expect(recovered).toBe(200);
+    expect((await fetch(`${sandbox.url}/__sandbox/health`)).status).toBe(200);
   });
 });
