@@ -173,7 +173,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let tls: TlsListeners | undefined;
   if (options.httpsPort !== undefined || options.proxyPort !== undefined) {
     try {
-      tls = await startTlsListeners(app, { host, httpsPort: options.httpsPort, proxyPort: options.proxyPort, tlsHosts: options.tlsHosts, caDir: options.caDir });
+      tls = await startTlsListeners(app, { host, httpsPort: options.httpsPort, proxyPort: options.proxyPort, tlsHosts: options.tlsHosts, caDir: options.caDir, prepare: tolerateTrailingBytes });
     } catch (error) {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await store.close();
@@ -221,4 +221,4 @@ export { CatalogueError, loadCatalogue } from './scenarios/catalogue.js';
 export { ScenarioEngine } from './scenarios/engine.js';
 export { ApiError } from './errors.js';
 export { CertificateAuthorityError, defaultCaDir } from './tls/certificate-authority.js';
-export type { Payment, Order, PaymentStatus } from './domain/records.js';
+export type { Payment, Order, PaymentStatus } from './model/records.js';

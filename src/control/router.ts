@@ -2,7 +2,7 @@ import { access, constants } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { settleExternally } from '../domain/payments.js';
-import type { Payment } from '../domain/records.js';
+import type { Payment } from '../model/records.js';
 import { ApiError, inputError } from '../errors.js';
 import type { OverrideRequest } from '../scenarios/overrides.js';
 import type { ScenarioSelector } from '../scenarios/selector.js';

@@ -1,4 +1,4 @@
-import type { Payment } from '../domain/records.js';
+import type { Payment } from '../model/records.js';
 import { hasOutcome, operationsOf, type Scenario } from '../scenarios/catalogue.js';
 import { maskCard } from '../redaction/card-numbers.js';
 

@@ -1,7 +1,7 @@
 import { ApiError } from '../errors.js';
 import type { Selection } from '../scenarios/selector.js';
 import type { EnvelopeOutcome, Scenario } from '../scenarios/catalogue.js';
-import type { Merchant } from './merchants.js';
+import type { Merchant } from '../model/records.js';
 import type { Store } from '../store/store.js';
 
 /** The spec's success-style envelope (spec, Response envelope). */

@@ -3,8 +3,9 @@ import type { Store } from '../store/store.js';
 import { answerWith, type Answer, type OperationContext } from './answer.js';
 import {
   isLiveKey, isTestPublicKey, isTestSecretKey, issueToken, parseExchangeKey, tokenBelongsTo, tokenPublicKey,
-  type KeyPair, type Merchant,
+  type KeyPair,
 } from './merchants.js';
+import type { Merchant } from '../model/records.js';
 
 /**
  * Who is calling (spec, Authentication): the key exchange, and the bearer or

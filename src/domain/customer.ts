@@ -1,7 +1,7 @@
 import type { ScenarioEngine } from '../scenarios/engine.js';
 import type { Store } from '../store/store.js';
 import { cardOf, transferAccountOf } from './payments.js';
-import type { Payment } from './records.js';
+import type { Payment } from '../model/records.js';
 import { transition, type PaymentEvent } from './state-machine.js';
 
 /**

@@ -1,4 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { Merchant } from '../model/records.js';
 
 /**
  * Merchants and their credentials (spec, Authentication). The key pair
@@ -16,15 +17,6 @@ export const KEY_PREFIX = {
 
 const KEY_BODY = /^[A-Za-z0-9]{8,64}$/;
 
-/** A merchant the sandbox has seen: a test key pair, remembered on first use. */
-export interface Merchant {
-  /** test public key, `SBTESTPUBK_...` */
-  publicKey: string;
-  /** test secret key, `SBTESTSECK_...` */
-  secretKey: string;
-  /** ISO 8601 UTC time the sandbox first saw the pair */
-  createdAt: string;
-}
 
 /** True when `key` is a live public or secret key (wrong environment for a sandbox). */
 export const isLiveKey = (key: string): boolean =>

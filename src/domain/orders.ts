@@ -2,9 +2,9 @@ import { ordersNotFound } from '../errors.js';
 import { answerWith, type Answer, type OperationContext } from './answer.js';
 import { LINK_PAYMENT_STATUS } from './checkout.js';
 import { linkingReferenceOf } from './merchants.js';
-import { normaliseAmount, toNumber } from './money.js';
+import { normaliseAmount, toNumber } from '../model/money.js';
 import { answerCreating, newPayment } from './payments.js';
-import type { Order, OrderItem, Payment } from './records.js';
+import type { Order, OrderItem, Payment } from '../model/records.js';
 
 /**
  * Orders (spec, endpoints 5-7): created before payment, their items updated,

@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { inputError, noAuthorisedTransaction, notFound } from '../errors.js';
-import type { OperationId, Scenario, Variant } from '../scenarios/catalogue.js';
+import type { OperationId, Variant } from '../model/operations.js';
+import type { Scenario } from '../scenarios/catalogue.js';
 import { answered, answerWith, refused, type Answer, type OperationContext } from './answer.js';
 import { refusalOf, transition, type PaymentEvent } from './state-machine.js';
 import { linkingReferenceOf } from './merchants.js';
-import { normaliseAmount, toMinor, toNumber } from './money.js';
-import type { Payment, PaymentMethod, StoredCard, TransferAccount } from './records.js';
+import { normaliseAmount, toMinor, toNumber } from '../model/money.js';
+import type { Payment, PaymentMethod, StoredCard, TransferAccount } from '../model/records.js';
 import type { Store } from '../store/store.js';
 
 /**

@@ -1,5 +1,5 @@
-import { fromMinor, toMinor } from './money.js';
-import type { Payment, PaymentStatus, StoredCard, TransferAccount } from './records.js';
+import { fromMinor, toMinor } from '../model/money.js';
+import type { Payment, PaymentStatus, StoredCard, TransferAccount } from '../model/records.js';
 import type { Store } from '../store/store.js';
 
 /**

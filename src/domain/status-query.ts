@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { processingError } from '../errors.js';
 import type { Scenario } from '../scenarios/catalogue.js';
 import { answerWith, type Answer, type OperationContext } from './answer.js';
-import { toNumber } from './money.js';
-import type { Payment } from './records.js';
+import { toNumber } from '../model/money.js';
+import type { Payment } from '../model/records.js';
 
 /**
  * The transaction status query, GET /payments/query/{paymentReference}: not

@@ -1,8 +1,8 @@
-import type { Merchant } from '../domain/merchants.js';
+import type { Merchant } from '../model/records.js';
 import { variantOf } from '../domain/payments.js';
-import { AMOUNT_PATTERN, toMinor } from '../domain/money.js';
-import type { Payment } from '../domain/records.js';
-import type { OperationId } from '../scenarios/catalogue.js';
+import { AMOUNT_PATTERN, toMinor } from '../model/money.js';
+import type { Payment } from '../model/records.js';
+import type { OperationId } from '../model/operations.js';
 import type { Target } from '../scenarios/selector.js';
 import type { Store } from '../store/store.js';
 

@@ -4,7 +4,7 @@ import {
   cancelByCustomer, completeCardAuthentication, isRedirectable, payByAccount, payByCard, payByTransfer, returnUrlOf, returnWithOutcome, transferSent,
   type CustomerContext, type CustomerStep,
 } from '../domain/customer.js';
-import type { Payment } from '../domain/records.js';
+import type { Payment } from '../model/records.js';
 import { authenticatePage, checkoutPage, notFoundPage, resultPage } from './templates.js';
 
 /** The pages' static files (style sheet, dashboard): src/pages/assets, found from src/ and from dist/ alike. */

@@ -1,5 +1,5 @@
 import { maskCard } from '../control/journal.js';
-import type { Order, Payment } from '../domain/records.js';
+import type { Order, Payment } from '../model/records.js';
 import { html, type Html } from './html.js';
 
 /**

@@ -3,14 +3,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { parse } from 'yaml';
+import type { OperationId, Variant } from '../model/operations.js';
 
-/** The operations of the Payments API, by the operationIds of openapi/payments-api.yaml. */
-export type OperationId =
-  | 'exchangeKeys' | 'computeHash' | 'initiatePayment' | 'createCheckoutLink' | 'createOrder'
-  | 'updateOrders' | 'listOrders' | 'validatePayment' | 'completeMomoPayment' | 'refundPayment' | 'cancelPayment' | 'queryPayment';
 
-/** The initiate variants a scenario can match (spec, Initiate-payment request). */
-export type Variant = 'CARD' | 'ACCOUNT' | 'MOMO' | 'TRANSFER';
 
 /** A test on one value; every key given must hold. `lessThan` compares decimal amounts. */
 export interface Condition {

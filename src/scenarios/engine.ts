@@ -1,6 +1,7 @@
-import { AMOUNT_PATTERN, toMinor } from '../domain/money.js';
-import type { Payment } from '../domain/records.js';
-import { hasOutcome, operationsOf, type Condition, type OperationId, type Scenario, type Variant } from './catalogue.js';
+import { AMOUNT_PATTERN, toMinor } from '../model/money.js';
+import type { Payment } from '../model/records.js';
+import type { OperationId, Variant } from '../model/operations.js';
+import { hasOutcome, operationsOf, type Condition, type Scenario } from './catalogue.js';
 
 /** What the engine knows of a request when it picks a scenario. */
 export interface Facts {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Delay, Fault, OperationId, Variant } from './catalogue.js';
+import type { OperationId, Variant } from '../model/operations.js';
+import type { Delay, Fault } from './catalogue.js';
 
 /**
  * An override set over the control API: a scenario (and/or a delay or fault)

@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import type { Merchant } from '../domain/merchants.js';
-import type { Order, OrderItem, Payment, PaymentMethod, PaymentStatus, StoredCard, TransferAccount } from '../domain/records.js';
+import type { Merchant } from '../model/records.js';
+import type { Order, OrderItem, Payment, PaymentMethod, PaymentStatus, StoredCard, TransferAccount } from '../model/records.js';
 
 /**
  * The JSON Schemas of what the store keeps (domain/records.ts), checked on

@@ -1,8 +1,8 @@
 import { open, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { TextFile } from 'lowdb/node';
-import type { Merchant } from '../domain/merchants.js';
-import type { Order, Payment } from '../domain/records.js';
+import type { Merchant } from '../model/records.js';
+import type { Order, Payment } from '../model/records.js';
 import { StoreOpenError } from './errors.js';
 import { snapshotProblem } from './schema.js';
 import { Tables } from './tables.js';

@@ -1,5 +1,5 @@
-import type { Merchant } from '../domain/merchants.js';
-import type { Order, Payment } from '../domain/records.js';
+import type { Merchant } from '../model/records.js';
+import type { Order, Payment } from '../model/records.js';
 import { Disk } from './disk.js';
 import { StoreOpenError, StoreUnavailableError } from './errors.js';
 import { StoreLock } from './lock.js';

@@ -1,5 +1,5 @@
-import type { Merchant } from '../domain/merchants.js';
-import type { Order, Payment } from '../domain/records.js';
+import type { Merchant } from '../model/records.js';
+import type { Order, Payment } from '../model/records.js';
 
 /** One change to the state: the unit of the write-ahead log. Each replaces a whole record, so replaying a change twice is harmless. */
 export type Change =

@@ -1,7 +1,6 @@
 import type { RequestListener, Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tolerateTrailingBytes } from '../http/client-errors.js';
 import { defaultCaDir, openCertificateAuthority } from './certificate-authority.js';
 import { createSandboxProxy } from './sandbox-proxy.js';
 import { issueServerCertificate, serverNames } from './server-certificate.js';
@@ -23,6 +22,8 @@ export interface TlsListenerOptions {
   tlsHosts?: string[];
   /** the CA folder; default `defaultCaDir()` */
   caDir?: string;
+  /** prepares each server before it listens, as the HTTP listener is prepared (the sandbox shapes its parser errors there) */
+  prepare?: (server: Server | HttpsServer) => void;
 }
 
 /** The running listeners. */
@@ -52,12 +53,12 @@ export async function startTlsListeners(app: RequestListener, options: TlsListen
   const ca = await openCertificateAuthority(options.caDir ?? defaultCaDir());
   const httpsServer = createHttpsServer(await issueServerCertificate(ca, names), app);
   // Both answer the Payments API as the HTTP listener does, the SDK's GET-with-a-body included.
-  tolerateTrailingBytes(httpsServer);
+  options.prepare?.(httpsServer);
   const httpsPort = await listen(httpsServer, options.httpsPort ?? 0, options.host);
   const proxy = options.proxyPort === undefined ? undefined : createSandboxProxy({ tlsHosts, tlsServer: httpsServer, app });
   let proxyPort: number | undefined;
   if (proxy) {
-    tolerateTrailingBytes(proxy.server);
+    options.prepare?.(proxy.server);
     try {
       proxyPort = await listen(proxy.server, options.proxyPort!, options.host);
     } catch (error) {

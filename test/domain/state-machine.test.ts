@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Payment, PaymentStatus } from '../../src/domain/records.js';
+import type { Payment, PaymentStatus } from '../../src/model/records.js';
 import { TRANSITIONS, refusalOf, transition, type PaymentEvent } from '../../src/domain/state-machine.js';
 import { Store } from '../../src/store/store.js';
 

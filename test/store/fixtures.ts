@@ -3,8 +3,9 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
-import { linkingReferenceOf, type Merchant } from '../../src/domain/merchants.js';
-import type { Order, Payment } from '../../src/domain/records.js';
+import { linkingReferenceOf } from '../../src/domain/merchants.js';
+import type { Merchant } from '../../src/model/records.js';
+import type { Order, Payment } from '../../src/model/records.js';
 import { Store, type StoreOptions } from '../../src/store/store.js';
 
 /**

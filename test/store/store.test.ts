@@ -3,7 +3,7 @@ import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import { linkingReferenceOf } from '../../src/domain/merchants.js';
-import type { Payment } from '../../src/domain/records.js';
+import type { Payment } from '../../src/model/records.js';
 import type { Store } from '../../src/store/store.js';
 import { WriteAheadLog } from '../../src/store/write-ahead-log.js';
 import { accountPayment, ApiClient, cardPayment, order, sandboxForTest, type TestMerchant } from '../support/sandbox.js';

@@ -107,3 +107,13 @@ export interface Order {
   createdAt: string;
   updatedAt: string;
 }
+
+/** A merchant the sandbox has seen: a test key pair, remembered on first use. */
+export interface Merchant {
+  /** test public key, `SBTESTPUBK_...` */
+  publicKey: string;
+  /** test secret key, `SBTESTSECK_...` */
+  secretKey: string;
+  /** ISO 8601 UTC time the sandbox first saw the pair */
+  createdAt: string;
+}
