@@ -60,7 +60,7 @@ export function createCheckoutLink(ctx: OperationContext, body: Body): Answer {
       throw refusal;
     }
   }
-  const linkingReference = linkingReferenceOf(ctx.merchant.publicKey, String(body.paymentReference));
+  const linkingReference = linkingReferenceOf(ctx.merchant, String(body.paymentReference));
   return answerCreating(ctx, newPayment(ctx, body, 'CHECKOUT', linkingReference), () => ({
     redirectLink: ctx.links.checkout(linkingReference),
     paymentStatus: LINK_PAYMENT_STATUS,

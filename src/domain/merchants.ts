@@ -86,9 +86,12 @@ const tokenMac = (merchant: KeyPair): string =>
 
 /**
  * The linkingReference of a payment: `SBLNK_` and the first 20 hex chars of
- * SHA-256("<publicKey>:<paymentReference>"). Deterministic so that tests and
- * the OpenAPI examples can name it in advance (README decision).
+ * HMAC-SHA256 with the merchant's secret key over `<publicKey>:<paymentReference>`.
+ * Deterministic for the merchant, so its tests and the OpenAPI examples can
+ * name it in advance; unguessable for anyone else, so a payment's checkout
+ * page cannot be found from its public key and reference (README decision 9).
  */
-export function linkingReferenceOf(publicKey: string, paymentReference: string): string {
-  return `SBLNK_${createHash('sha256').update(`${publicKey}:${paymentReference}`).digest('hex').slice(0, 20)}`;
+export function linkingReferenceOf(merchant: KeyPair, paymentReference: string): string {
+  const mac = createHmac('sha256', merchant.secretKey).update(`${merchant.publicKey}:${paymentReference}`).digest('hex');
+  return `SBLNK_${mac.slice(0, 20)}`;
 }

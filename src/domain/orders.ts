@@ -36,7 +36,7 @@ export interface OrderRecord {
  */
 export function createOrder(ctx: OperationContext, body: Body): Answer {
   const paymentReference = String(body.paymentReference);
-  const linkingReference = linkingReferenceOf(ctx.merchant.publicKey, paymentReference);
+  const linkingReference = linkingReferenceOf(ctx.merchant, paymentReference);
   const record = newPayment(ctx, body, 'ORDER', linkingReference);
   return answerCreating(ctx, record, (payment, created) => {
     // The order exists exactly when its payment was created by this request.

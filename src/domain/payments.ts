@@ -39,7 +39,7 @@ export function variantOf(body: Body): Variant {
 export function initiatePayment(ctx: OperationContext, body: Body): Answer {
   const paymentReference = String(body.paymentReference);
   const variant = variantOf(body);
-  const record = newPayment(ctx, body, variant, linkingReferenceOf(ctx.merchant.publicKey, paymentReference));
+  const record = newPayment(ctx, body, variant, linkingReferenceOf(ctx.merchant, paymentReference));
   return answerCreating(ctx, record, (payment) => {
     switch (variant) {
       case 'CARD':

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
-import { linkingReferenceOf } from '../../src/domain/merchants.js';
+import { createHash } from 'node:crypto';
 import type { Merchant } from '../../src/model/records.js';
 import type { Order, Payment } from '../../src/model/records.js';
 import { Store, type StoreOptions } from '../../src/store/store.js';
@@ -118,3 +118,7 @@ export function storeFiles(prefix = 'payments-sandbox-store-'): StoreFiles {
     },
   };
 }
+
+/** A linkingReference for fixture records: the store keeps whatever it is given, so any stable value will do. */
+export const linkingReferenceOf = (publicKey: string, paymentReference: string): string =>
+  `SBLNK_${createHash('sha256').update(`${publicKey}:${paymentReference}`).digest('hex').slice(0, 20)}`;

@@ -1,10 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
-import { linkingReferenceOf } from '../../src/domain/merchants.js';
 import type { Store } from '../../src/store/store.js';
 import { accountPayment, ApiClient, sandboxForTest } from '../support/sandbox.js';
-import { merchantRecord, orderRecord, paymentRecord, PUBLIC_A, storeFiles } from './fixtures.js';
+import { merchantRecord, orderRecord, paymentRecord, PUBLIC_A, storeFiles, linkingReferenceOf } from './fixtures.js';
 
 /**
  * Any string a client may send is a key like any other: public keys and

@@ -2,12 +2,11 @@ import { existsSync } from 'node:fs';
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
-import { linkingReferenceOf } from '../../src/domain/merchants.js';
 import type { Payment } from '../../src/model/records.js';
 import type { Store } from '../../src/store/store.js';
 import { WriteAheadLog } from '../../src/store/write-ahead-log.js';
 import { accountPayment, ApiClient, cardPayment, order, sandboxForTest, type TestMerchant } from '../support/sandbox.js';
-import { changeLine, logLines, merchantRecord, orderRecord, paymentRecord, PUBLIC_A, PUBLIC_B, storeFiles } from './fixtures.js';
+import { changeLine, logLines, merchantRecord, orderRecord, paymentRecord, PUBLIC_A, PUBLIC_B, storeFiles, linkingReferenceOf } from './fixtures.js';
 
 /**
  * The store on real files: persistence across restarts and crashes, group
