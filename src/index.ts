@@ -158,7 +158,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       checkout: (linkingReference) => `${publicUrl}/pages/checkout/${encodeURIComponent(linkingReference)}`,
     },
   });
-  const server = createServer(app);
+  // Without a Host, Node would answer its own bodiless 400: the Host guard answers instead, in the API's shape.
+  const server = createServer({ requireHostHeader: false }, app);
   tolerateTrailingBytes(server);
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {

@@ -44,7 +44,8 @@ export function createApp(deps: AppDependencies): Express {
   app.use(CONTROL_BASE, controlRouter(deps));
   app.use('/pages', pagesRouter({ store: deps.store, engine: deps.selector.engine, now: deps.now }));
   app.use(API_BASE, apiRouter(deps));
-  app.all('/{*rest}', (req) => {
+  // Every other target, `*` and other forms no route pattern matches included.
+  app.use((req) => {
     throw notFound(`No resource at ${req.method} ${req.path}; the Payments API is under ${API_BASE}`);
   });
   app.use(renderError(deps.selector.engine.random, API_BASE));

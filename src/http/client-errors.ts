@@ -1,4 +1,4 @@
-import type { Server as HttpServer, ServerResponse } from 'node:http';
+import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { UNREADABLE } from '../errors.js';
@@ -24,21 +24,29 @@ const PARSER_ANSWERS: Record<string, { status: string; body: { message: string; 
  * error body (README decision "Bodies on GET").
  */
 export function tolerateTrailingBytes(server: HttpServer | HttpsServer): void {
-  const answering = new WeakMap<Socket, ServerResponse>();
-  server.on('request', (req, res: ServerResponse) => {
-    answering.set(req.socket, res);
+  const answering = new WeakMap<Socket, { req: IncomingMessage; res: ServerResponse }>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    answering.set(req.socket, { req, res });
     res.once('close', () => {
-      if (answering.get(req.socket) === res) answering.delete(req.socket);
+      if (answering.get(req.socket)?.res === res) answering.delete(req.socket);
     });
   });
+  // An `Expect` Node does not know: its own 417 has no body.
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    const body = JSON.stringify({ message: 'Expectation Failed', error: 'The Expect header names nothing this server does' });
+    res.writeHead(417, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'X-Content-Type-Options': 'nosniff', Connection: 'close' }).end(body);
+  });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    const res = answering.get(socket);
-    if (res && !res.writableFinished) {
-      // The bytes belong to no request the client meant: answer the one in hand, then hang up.
+    const pending = answering.get(socket);
+    // Bytes after a request whose body is complete belong to no request the client
+    // meant: answer the one in hand, then hang up. A body that is itself unreadable
+    // (a broken chunk) is this request's own error, answered below.
+    if (pending && pending.req.complete && !pending.res.writableFinished) {
       socket.pause();
-      res.once('finish', () => socket.end());
+      pending.res.once('finish', () => socket.end());
       return;
     }
+    if (pending?.res.headersSent) return void socket.destroy(error);
     if (socket.writable && error.code !== 'ECONNRESET') {
       const answer = PARSER_ANSWERS[error.code ?? ''] ?? { status: '400 Bad Request', body: { message: 'Bad Request', error: UNREADABLE } };
       const body = JSON.stringify(answer.body);

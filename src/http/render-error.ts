@@ -19,7 +19,7 @@ export function renderError(random: () => number, apiBase: string): ErrorRequest
       if (delay > 0) res.set('X-Sandbox-Delay', String(delay));
       await pause(delay);
     }
-    res.set(apiError.headers).status(apiError.status).json(apiError.body);
+    res.set(headerSafe(apiError.headers)).status(apiError.status).json(apiError.body);
   };
 }
 
@@ -34,4 +34,10 @@ function toApiError(error: unknown): ApiError {
   if (typeof status === 'number' && status >= 400 && status < 500) return badRequest((error as Error).message);
   console.error('payments-sandbox: unexpected error:', error);
   return internalError();
+}
+
+// A detail can quote what a client sent (a parser's message about a control character):
+// a header value keeps printable ASCII only, or setting it would throw.
+function headerSafe(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, value.replace(/[^\x20-\x7e]/g, '?')]));
 }

@@ -51,7 +51,8 @@ export async function startTlsListeners(app: RequestListener, options: TlsListen
   const tlsHosts = options.tlsHosts ?? [];
   const names = serverNames(tlsHosts);
   const ca = await openCertificateAuthority(options.caDir ?? defaultCaDir());
-  const httpsServer = createHttpsServer(await issueServerCertificate(ca, names), app);
+  // As the HTTP listener: a request without Host is answered by the app, in the API's shape.
+  const httpsServer = createHttpsServer({ ...(await issueServerCertificate(ca, names)), requireHostHeader: false }, app);
   // Both answer the Payments API as the HTTP listener does, the SDK's GET-with-a-body included.
   options.prepare?.(httpsServer);
   const httpsPort = await listen(httpsServer, options.httpsPort ?? 0, options.host);

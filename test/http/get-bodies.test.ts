@@ -99,3 +99,23 @@ describe('bytes Node\'s parser cannot read, with no request under way', () => {
     expect(JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4)).message).toBe('Request Header Fields Too Large');
   });
 });
+
+describe('requests Node and express would answer without a JSON body', () => {
+  const bodyOf = (received: string) => JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4));
+  const statusOf = (received: string) => /^HTTP\/1\.1 (\d{3})/.exec(received)?.[1];
+
+  it.each([
+    ['a body with a control character that cannot be parsed', `POST /api/v2/payments/initiates HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1\r\nConnection: close\r\n\r\n\u0001`, '400', 'Bad Request'],
+    ['a chunked body that is not chunked', `POST /api/v2/payments/initiates HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n{"a":1}`, '400', 'Bad Request'],
+    ['no Host header', 'GET /api/v2/payments/query/X HTTP/1.1\r\nConnection: close\r\n\r\n', '403', undefined],
+    ['an Expect it does not know', 'GET /__sandbox/health HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: the-unexpected\r\nConnection: close\r\n\r\n', '417', 'Expectation Failed'],
+    ['the target *', 'POST * HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n', '404', 'Not Found'],
+  ])('%s: answered in the API\'s error shape, promptly', async (_what, bytes, status, message) => {
+    const received = await exchange([bytes], 0);
+    expect(statusOf(received), received).toBe(status);
+    expect(received).toMatch(/\r\nContent-Type: application\/json/i);
+    const body = bodyOf(received);
+    expect(typeof body.error).toBe('string');
+    if (message) expect(body.message).toBe(message);
+  });
+});
