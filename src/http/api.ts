@@ -58,24 +58,14 @@ const PROVIDER_ERRORS = new Set<OperationId>(['refundPayment', 'cancelPayment'])
 
 /**
  * The Payments API v2 under `/api/v2`: one route per operation of the
- * OpenAPI document. A request goes: journal -> JSON body -> authentication ->
- * validation against the document -> scenario selectors (header, override) ->
- * the operation -> group commit -> delay or fault -> the envelope.
+ * OpenAPI document. A request goes: journal -> authentication (from the
+ * headers) -> JSON body -> validation against the document -> the body's
+ * merchant -> selection (header, override, values) -> the operation -> group
+ * commit -> delay or fault -> the envelope.
  */
 export function apiRouter(deps: ApiDependencies): Router {
   const router = express.Router();
   router.use(journalRecorder(deps));
-  // Read every body as JSON, whatever its Content-Type says: the API speaks nothing else.
-  // The bytes are kept so that a number sent where the spec wants a string is read exactly.
-  router.use(
-    express.json({
-      type: (req) => !BODYLESS.has(req.method ?? ''),
-      limit: '1mb',
-      verify: (_req, res, buffer) => {
-        (res as unknown as Response).locals.rawBody = buffer;
-      },
-    }),
-  );
   const methods = new Map<string, string[]>();
   for (const operation of deps.operations) {
     const id = operationId(operation) as OperationId;
@@ -105,6 +95,27 @@ export function apiRouter(deps: ApiDependencies): Router {
   return router;
 }
 
+// Read every body as JSON, whatever its Content-Type says: the API speaks nothing else.
+// The bytes are kept so that a number sent where the spec wants a string is read exactly.
+const bodyOfUpTo = (limit: string): RequestHandler =>
+  express.json({
+    type: (req) => !BODYLESS.has(req.method ?? ''),
+    limit,
+    verify: (_req, res, buffer) => {
+      (res as unknown as Response).locals.rawBody = buffer;
+    },
+  });
+
+/** The body of a merchant's request: up to 1 MB (README decision 21). */
+const jsonBody = bodyOfUpTo('1mb');
+
+/**
+ * The body of a request no credentials vouch for (the key exchange, the hash
+ * endpoint without a token): up to 64 KB, far more than a key pair or a
+ * checkout payload, so that strangers cannot make the sandbox read megabytes.
+ */
+const strangersBody = bodyOfUpTo('64kb');
+
 function handlersFor(id: OperationId, operation: HttpOperation, deps: ApiDependencies): RequestHandler[] {
   const validate = validateRequest(operation, { lenient: !deps.strict });
   const run = OPERATIONS[id];
@@ -113,7 +124,7 @@ function handlersFor(id: OperationId, operation: HttpOperation, deps: ApiDepende
       res.locals.merchant = exchangeKey(deps.store, String((req.body as Body).key), deps.now());
       next();
     };
-    return [validate, keyHolder, select(deps, id), answer(deps, (ctx) => run(ctx, {}, {}))];
+    return [strangersBody, validate, keyHolder, select(deps, id), answer(deps, (ctx) => run(ctx, {}, {}))];
   }
   const allowBasic = (operation.security ?? []).some((set) => set.some((scheme) => scheme.type === 'http' && scheme.scheme === 'basic'));
   const providerBody = PROVIDER_ERRORS.has(id);
@@ -132,7 +143,10 @@ function handlersFor(id: OperationId, operation: HttpOperation, deps: ApiDepende
     else checkPublicKey(res.locals.merchant as Merchant, publicKey, providerBody);
     next();
   };
-  return [authenticated, validate, checkBody, select(deps, id), answer(deps, (ctx, facts) => run(ctx, facts.body as Body, facts.params))];
+  // Credentials come from the headers, so a request without valid ones is refused before its body is
+  // read: a stranger's megabyte costs neither parsing nor memory (README decision 22).
+  const body: RequestHandler = (req, res, next) => (res.locals.merchant === undefined ? strangersBody : jsonBody)(req, res, next);
+  return [authenticated, body, validate, checkBody, select(deps, id), answer(deps, (ctx, facts) => run(ctx, facts.body as Body, facts.params))];
 }
 
 // The one decision about a request, before the operation runs: the rule that

@@ -105,8 +105,9 @@ describe('requests Node and express would answer without a JSON body', () => {
   const statusOf = (received: string) => /^HTTP\/1\.1 (\d{3})/.exec(received)?.[1];
 
   it.each([
-    ['a body with a control character that cannot be parsed', `POST /api/v2/payments/initiates HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1\r\nConnection: close\r\n\r\n\u0001`, '400', 'Bad Request'],
-    ['a chunked body that is not chunked', `POST /api/v2/payments/initiates HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n{"a":1}`, '400', 'Bad Request'],
+    // The key exchange reads a body without credentials; the other operations refuse a stranger before reading it.
+    ['a body with a control character that cannot be parsed', `POST /api/v2/encrypt/keys HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1\r\nConnection: close\r\n\r\n\u0001`, '400', 'Bad Request'],
+    ['a chunked body that is not chunked', `POST /api/v2/encrypt/keys HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n{"a":1}`, '400', 'Bad Request'],
     ['no Host header', 'GET /api/v2/payments/query/X HTTP/1.1\r\nConnection: close\r\n\r\n', '403', undefined],
     ['an Expect it does not know', 'GET /__sandbox/health HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: the-unexpected\r\nConnection: close\r\n\r\n', '417', 'Expectation Failed'],
     ['the target *', 'POST * HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n', '404', 'Not Found'],

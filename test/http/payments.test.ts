@@ -304,6 +304,18 @@ describe('what no client should send', () => {
     expect(response.body).toEqual({ message: 'Payload Too Large', error: 'The request body is larger than 1048576 bytes' });
   });
 
+  it('a stranger\'s body is not read: 403 before the body, and the key exchange reads no more than 64 KB', async () => {
+    const big = JSON.stringify({ pad: 'x'.repeat(900_000) });
+    const stranger = await api.send('POST', '/payments/initiates', undefined, undefined, big);
+    expect(stranger.status).toBe(403);
+    const [entry] = sandbox.journal.query({ path: '/payments/initiates', limit: 1 });
+    expect(entry!.status).toBe(403);
+    expect(entry!.request.body).toBeUndefined();
+    const exchange = await api.send('POST', '/encrypt/keys', undefined, undefined, big);
+    expect(exchange.status).toBe(413);
+    expect(exchange.body).toEqual({ message: 'Payload Too Large', error: 'The request body is larger than 65536 bytes' });
+  });
+
   it('a token that claims __proto__, constructor or toString as its key answers 401, not 500', async () => {
     for (const claimed of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
       const token = `SBTOKEN_${Buffer.from(claimed).toString('base64url')}.x`;
