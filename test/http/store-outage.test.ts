@@ -1,30 +1,18 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
+import { liftFileSizeLimit, limitFileSize, prlimitAvailable } from '../support/file-size-limit.js';
 import { ApiClient, accountPayment, sandboxWithMerchant, type TestMerchant } from '../support/sandbox.js';
 
 /**
  * A full disk as the API's clients see it: writes answer 503 Store
  * unavailable and keep nothing, reads keep working, and writes work again
  * once the disk has room, without a restart (README, "Storage"). The disk is
- * made full for real with this process's file size limit (prlimit), which
- * binds root too.
+ * made full for real (test/support/file-size-limit.ts).
  */
-
-const prlimit = (() => {
-  try {
-    execFileSync('prlimit', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-const originalLimit = prlimit ? execFileSync('prlimit', ['--pid', String(process.pid), '--fsize', '--raw', '--noheadings', '--output=SOFT'], { encoding: 'utf8' }).trim() : '';
-const limitFileSize = (bytes: number | string) => execFileSync('prlimit', ['--pid', String(process.pid), `--fsize=${bytes}:`]);
 
 let dir: string;
 let sandbox: Sandbox;
@@ -35,15 +23,13 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'payments-sandbox-outage-'));
   ({ sandbox, api, merchant } = await sandboxWithMerchant({ dataFile: join(dir, 'store.json') }));
 });
-afterEach(() => {
-  if (prlimit) limitFileSize(originalLimit);
-});
+afterEach(liftFileSizeLimit);
 afterAll(async () => {
   await sandbox.close();
   await rm(dir, { recursive: true, force: true });
 });
 
-describe.skipIf(!prlimit)('a store that cannot write', () => {
+describe.skipIf(!prlimitAvailable)('a store that cannot write', () => {
   it('answers writes 503 Store unavailable and keeps nothing of them, keeps answering reads, and recovers by itself', { timeout: 20_000 }, async () => {
     const kept = accountPayment();
     expect((await api.as(merchant, 'POST', '/payments/initiates', kept)).body.data.code).toBe('20');
@@ -65,7 +51,7 @@ describe.skipIf(!prlimit)('a store that cannot write', () => {
     expect(read.status).toBe(200);
     expect(read.body.data.code).toBe('20');
 
-    limitFileSize(originalLimit);
+    liftFileSizeLimit();
     let recovered = 0;
     for (let attempt = 0; attempt < 50 && recovered !== 200; attempt += 1) {
       await sleep(100);

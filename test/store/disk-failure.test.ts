@@ -1,50 +1,21 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StoreUnavailableError } from '../../src/store/store.js';
+import { liftFileSizeLimit, limitFileSize, prlimitAvailable } from '../support/file-size-limit.js';
 import { merchantRecord, orderRecord, paymentRecord, PUBLIC_A, PUBLIC_B, storeFiles } from './fixtures.js';
 
-/**
- * A disk that refuses writes, for real: the file size limit of this test's
- * own process (RLIMIT_FSIZE, set with prlimit) makes a write past it fail
- * with EFBIG, part of it written, as a full disk does; root is bound by it
- * too, unlike permission bits. Lifting the limit is the disk recovering.
- */
+/** A disk that refuses writes (test/support/file-size-limit.ts), and the store's answer to it. */
 
 const files = storeFiles('payments-sandbox-disk-');
 const RETRY_MS = 50;
-const prlimit = (() => {
-  try {
-    execFileSync('prlimit', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-let limited = false;
-const originalLimit = prlimit ? execFileSync('prlimit', ['--pid', String(process.pid), '--fsize', '--raw', '--noheadings', '--output=SOFT'], { encoding: 'utf8' }).trim() : '';
-
-/** Files of this process may not grow past `bytes` (the soft limit; the hard one is left alone). */
-function limitFileSize(bytes: number): void {
-  execFileSync('prlimit', ['--pid', String(process.pid), `--fsize=${bytes}:`]);
-  limited = true;
-}
-
-function liftLimit(): void {
-  if (!limited) return;
-  execFileSync('prlimit', ['--pid', String(process.pid), `--fsize=${originalLimit}:`]);
-  limited = false;
-}
-
-afterEach(liftLimit);
+afterEach(liftFileSizeLimit);
 
 const sizeOf = async (path: string) => (await stat(path)).size;
 const PAID = { status: 'SUCCESSFUL', code: '00', message: 'Successful' } as const;
 
-describe.skipIf(!prlimit)('a disk that refuses a write', () => {
+describe.skipIf(!prlimitAvailable)('a disk that refuses a write', () => {
   it('takes the refused batch back, rejects its commits, keeps reads, refuses writes, and writes again once the disk has room', { timeout: 20_000 }, async () => {
     const store = await files.open({ retryEvery: RETRY_MS });
     store.putMerchant(merchantRecord(PUBLIC_A));
@@ -88,7 +59,7 @@ describe.skipIf(!prlimit)('a disk that refuses a write', () => {
     await sleep(RETRY_MS * 5);
     expect(store.health().writable).toBe(false);
 
-    liftLimit();
+    liftFileSizeLimit();
     await vi.waitFor(() => expect(store.health()).toEqual({ writable: true }), { timeout: 5_000, interval: 10 });
     expect((await readFile(`${files.file}.wal`)).equals(log)).toBe(true);
     store.putPayment(paymentRecord(PUBLIC_A, 5));
@@ -119,7 +90,7 @@ describe.skipIf(!prlimit)('a disk that refuses a write', () => {
     expect((await readFile(`${files.file}.wal`, 'utf8')).trim().split('\n')).toHaveLength(3);
     expect(store.payments(PUBLIC_A)).toHaveLength(3);
 
-    liftLimit();
+    liftFileSizeLimit();
     await vi.waitFor(() => expect(store.health()).toEqual({ writable: true }), { timeout: 5_000, interval: 10 });
     expect(JSON.parse(await readFile(files.file, 'utf8')).payments).toHaveLength(3);
     expect(await readFile(`${files.file}.wal`, 'utf8')).toBe('');
@@ -157,7 +128,7 @@ describe.skipIf(!prlimit)('a disk that refuses a write', () => {
     await expect(store.close()).rejects.toBeInstanceOf(StoreUnavailableError);
     expect(store.health()).toEqual({ writable: false, error: 'the store is closed' });
     expect(existsSync(`${files.file}.lock`)).toBe(false);
-    liftLimit();
+    liftFileSizeLimit();
 
     const reopened = await files.open();
     expect(reopened.payments(PUBLIC_A).map((payment) => payment.paymentReference)).toEqual(['SBREF-STORE-0001']);
