@@ -1,4 +1,5 @@
-import { getHttpOperationsFromSpec } from '@stoplight/prism-http';
+// The module itself, not the package index: the index loads the whole mock generator (faker), which the sandbox never uses.
+import { getHttpOperationsFromSpec } from '@stoplight/prism-http/dist/utils/operations.js';
 import { validateInput, validateOutput } from '@stoplight/prism-http/dist/validator/index.js';
 
 /**
