@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, StoreOpenError } from '../../src/index.js';
 import { EXIT_WITHIN, run, stopAll, TIMEOUT, within, type Exit } from '../support/process.js';
 import { refusalOf } from './support/refusal.js';
+import { merchantRecord, paymentRecord } from '../store/fixtures.js';
 
 /**
  * Store files that are not what the sandbox wrote: a start on each must be
@@ -16,23 +17,9 @@ import { refusalOf } from './support/refusal.js';
  */
 
 const PUBLIC_KEY = 'SBTESTPUBK_corrupt00000001';
-const MERCHANT = { publicKey: PUBLIC_KEY, secretKey: 'SBTESTSECK_corrupt00000001', createdAt: '2025-01-01T12:00:00.000Z' };
-const PAYMENT = {
-  publicKey: PUBLIC_KEY,
-  paymentReference: 'SBREF-CORRUPT-1',
-  linkingReference: 'SBLNK_00000000000000000000',
-  method: 'ACCOUNT',
-  status: 'PENDING',
-  code: '20',
-  message: 'Transaction is pending',
-  amount: '150.00',
-  refundedAmount: '0.00',
-  currency: 'NGN',
-  country: 'NG',
-  scenario: 'account-pending',
-  createdAt: '2025-01-01T12:00:00.000Z',
-  updatedAt: '2025-01-01T12:00:00.000Z',
-};
+const MERCHANT = merchantRecord(PUBLIC_KEY);
+// A good record, as the store keeps it: the cases break one thing at a time around it.
+const PAYMENT = paymentRecord(PUBLIC_KEY, 'SBREF-CORRUPT-1');
 const snapshotOf = (parts: Record<string, unknown>) => JSON.stringify({ version: 1, merchants: {}, payments: {}, orders: {}, ...parts });
 const goodLine = JSON.stringify({ kind: 'payment', payment: PAYMENT });
 
