@@ -1,11 +1,11 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv } from 'ajv';
-import { parse } from 'yaml';
 import type { OperationId, Variant } from '../model/operations.js';
+import { CatalogueError, catalogueReader, type CatalogueReader } from './catalogue-file.js';
+import { readPreparedCatalogue } from './prepared-catalogue.js';
 
-
+export { CatalogueError } from './catalogue-file.js';
 
 /** A test on one value; every key given must hold. `lessThan` compares decimal amounts. */
 export interface Condition {
@@ -86,45 +86,34 @@ export const operationsOf = (scenario: Scenario): OperationId[] => [scenario.mat
 /** True when the scenario gives an outcome of its own (a result code or an HTTP error), not only a delay or fault. */
 export const hasOutcome = (scenario: Scenario): boolean => scenario.then.code !== undefined || scenario.then.http !== undefined;
 
-/** The catalogue could not be loaded; the message names the file and the entry. */
-export class CatalogueError extends Error {
-  override name = 'CatalogueError';
-}
-
 /** The folder of the shipped catalogue (scenarios/ at the package root). */
 export const SHIPPED_SCENARIOS = fileURLToPath(new URL('../../scenarios/', import.meta.url));
 
 /**
  * Loads every `*.yaml` / `*.yml` file of the given folders, in folder order
- * and then by file name, and checks each against the catalogue schema.
+ * and then by file name, and checks each against the catalogue schema. The
+ * shipped files come from the build's prepared copy when it was made from
+ * the same bytes (src/scenarios/prepared-catalogue.ts); any other file is
+ * read and checked now.
  * @returns the scenarios in the order they are tried.
  * @throws CatalogueError naming the file (and the entry) that is wrong, or a
  *   name that two scenarios share.
  */
 export async function loadCatalogue(folders: string[] = [SHIPPED_SCENARIOS]): Promise<Scenario[]> {
-  const schema = JSON.parse(await readFile(join(SHIPPED_SCENARIOS, 'catalogue.schema.json'), 'utf8'));
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  ajv.addFormat('regex', { type: 'string', validate: isRegex });
-  const check = ajv.compile(schema);
+  const prepared = await readPreparedCatalogue();
+  let reader: CatalogueReader | undefined;
   const scenarios: Scenario[] = [];
   for (const folder of folders) {
     const files = (await readdir(folder)).filter((name) => /\.ya?ml$/.test(name)).sort();
     for (const name of files) {
       const file = join(folder, name);
-      let parsed: unknown;
-      try {
-        parsed = parse(await readFile(file, 'utf8'));
-      } catch (error) {
-        throw new CatalogueError(`${file}: not YAML: ${(error as Error).message}`);
+      const bytes = await readFile(file);
+      let entries = resolve(folder) === resolve(SHIPPED_SCENARIOS) ? prepared?.(name, bytes) : undefined;
+      if (!entries) {
+        reader ??= await catalogueReader();
+        entries = reader(file, bytes);
       }
-      if (!check(parsed)) {
-        const first = check.errors![0]!;
-        const entry = /^\/scenarios\/(\d+)/.exec(first.instancePath);
-        const index = entry ? Number(entry[1]) : undefined;
-        const named = index === undefined ? '' : ` entry ${index}${nameAt(parsed, index)}`;
-        throw new CatalogueError(`${file}:${named} ${first.instancePath || '/'} ${first.message}`);
-      }
-      for (const scenario of (parsed as { scenarios: Omit<Scenario, 'source'>[] }).scenarios) {
+      for (const scenario of entries) {
         const twin = scenarios.find((known) => known.name === scenario.name);
         if (twin) throw new CatalogueError(`${file}: scenario "${scenario.name}" is already defined in ${twin.source}`);
         scenarios.push({ ...scenario, source: file });
@@ -132,18 +121,4 @@ export async function loadCatalogue(folders: string[] = [SHIPPED_SCENARIOS]): Pr
     }
   }
   return scenarios;
-}
-
-function isRegex(pattern: string): boolean {
-  try {
-    new RegExp(pattern);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function nameAt(parsed: unknown, index: number): string {
-  const name = (parsed as { scenarios?: Array<{ name?: unknown }> }).scenarios?.[index]?.name;
-  return typeof name === 'string' ? ` ("${name}")` : '';
 }

@@ -1,5 +1,5 @@
 import { isLosslessNumber, parse } from 'lossless-json';
-import type { Violation } from './operations.js';
+import type { Violation } from './violations.js';
 
 /**
  * What the sandbox accepts beyond the spec's types, because the provider's

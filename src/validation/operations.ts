@@ -1,28 +1,26 @@
-// The module itself, not the package index: the index loads the whole mock generator (faker), which the sandbox never uses.
-import { getHttpOperationsFromSpec } from '@stoplight/prism-http/dist/utils/operations.js';
-import { validateInput, validateOutput } from '@stoplight/prism-http/dist/validator/index.js';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import type { getHttpOperationsFromSpec } from '@stoplight/prism-http/dist/utils/operations.js';
+import { readPrepared } from './prepared.js';
+import { CompiledCheck } from './request-plan.js';
+import type { Violation } from './violations.js';
 
 /**
- * The only module that talks to @stoplight/prism-http. It parses an OpenAPI
- * document once and checks requests and responses against it; prism caches
- * the compiled validators by schema identity, so the operations must be
- * reused, never parsed again per request.
+ * The operations of an OpenAPI document as prism parsed them, and the check
+ * of a request against one. The shipped documents are parsed by prism at
+ * build time (src/prepare.ts) into dist/prepared/, with their validators
+ * compiled to standalone code; a document edited since, or any other, is
+ * parsed at start-up the same way. Either way, the check runs ajv
+ * validators compiled once per operation from the schemas prism compiles,
+ * and words its violations as prism does.
  */
+
+export type { Violation } from './violations.js';
 
 /** One operation of an OpenAPI document, as prism parsed it. */
 export type HttpOperation = Awaited<ReturnType<typeof getHttpOperationsFromSpec>>[number];
 
-/** One broken rule of the document: where (`body.amount`, `path.publicKey`) and what. */
-export interface Violation {
-  /** `body`, `path`, `query` or `header`, then the field's path, joined with dots */
-  where: string;
-  /** the JSON Schema keyword that failed (`required`, `pattern`, `type`, ...) */
-  keyword: string;
-  /** prism's own sentence */
-  message: string;
-}
-
-/** A request as the validator sees it. Header names must be lower case (prism expects them so). */
+/** A request as the validator sees it. Header names must be lower case. */
 export interface RequestToCheck {
   method: string;
   path: string;
@@ -38,34 +36,64 @@ export interface ResponseToCheck {
   body: unknown;
 }
 
-/** Parses an OpenAPI document (a file path) into its operations. Do it once, at start-up. */
-export function loadOperations(file: string): Promise<HttpOperation[]> {
-  return getHttpOperationsFromSpec(file);
+const checks = new WeakMap<HttpOperation, CompiledCheck>();
+
+/**
+ * Loads an OpenAPI document (a file path) into its operations: the build's
+ * prepared copy when it was made from these very bytes, else parsed now by
+ * prism. Do it once, at start-up.
+ * @throws Error when the document cannot be read or parsed
+ */
+export async function loadOperations(file: string): Promise<HttpOperation[]> {
+  const bytes = await readFile(file);
+  const { operations, plans, validators } = (await readPrepared(file, bytes)) ?? (await (await import('./document.js')).parseDocument(file, bytes));
+  operations.forEach((operation, index) => checks.set(operation, new CompiledCheck(plans[index]!, validators)));
+  return operations;
 }
 
 /** The operationId of an operation. */
 export const operationId = (operation: HttpOperation): string => operation.iid ?? operation.id;
 
-/** Violations of a request against its operation; empty when it conforms. */
+/**
+ * Violations of a request against its operation; empty when it conforms.
+ * @throws Error for an operation that did not come from loadOperations
+ */
 export function requestViolations(operation: HttpOperation, request: RequestToCheck): Violation[] {
-  const element = {
-    method: request.method.toLowerCase() as 'post',
-    url: { path: request.path, query: request.query },
-    headers: request.headers,
-    body: request.body,
-  };
-  const result = validateInput({ resource: operation, element });
-  return result._tag === 'Left' ? toViolations(result.left) : [];
+  const check = checks.get(operation);
+  if (!check) throw new Error(`the operation ${operationId(operation)} was not loaded by loadOperations`);
+  return check.violations(request);
 }
 
-/** Violations of a response against the responses its operation documents; empty when it conforms. */
+/**
+ * Violations of a response against the responses its operation documents;
+ * empty when it conforms. prism's own validateOutput, loaded on first use:
+ * the server never checks its responses, the tests do.
+ */
 export function responseViolations(operation: HttpOperation, response: ResponseToCheck): Violation[] {
   const element = { statusCode: response.status, headers: response.headers, body: response.body };
-  const result = validateOutput({ resource: operation, element });
+  const result = prismValidator().validateOutput({ resource: operation, element });
   return result._tag === 'Left' ? toViolations(result.left) : [];
 }
 
 type Diagnostic = { path?: string[]; code?: string | number; message: string; severity: number };
+type Either = { _tag: 'Left'; left: Diagnostic[] } | { _tag: 'Right' };
+
+let validator: { validateOutput: (input: object) => Either; validateInput: (input: object) => Either } | undefined;
+
+function prismValidator(): NonNullable<typeof validator> {
+  validator ??= createRequire(import.meta.url)('@stoplight/prism-http/dist/validator/index.js') as NonNullable<typeof validator>;
+  return validator;
+}
+
+/**
+ * prism's own validateInput on a request: the reference the compiled check
+ * is held to (at build time and in the tests), never used to serve.
+ */
+export function prismRequestViolations(operation: HttpOperation, request: RequestToCheck): Violation[] {
+  const element = { method: request.method.toLowerCase(), url: { path: request.path, query: request.query }, headers: request.headers, body: request.body };
+  const result = prismValidator().validateInput({ resource: operation, element });
+  return result._tag === 'Left' ? toViolations(result.left) : [];
+}
 
 // DiagnosticSeverity.Error is 0; warnings (an undocumented 4xx status, say) are not violations.
 function toViolations(diagnostics: readonly Diagnostic[]): Violation[] {
