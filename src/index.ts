@@ -8,7 +8,8 @@ import seedrandom from 'seedrandom';
 import { createApp, API_BASE } from './http/app.js';
 import { tolerateTrailingBytes } from './http/client-errors.js';
 import { HungConnections } from './http/faults.js';
-import { DEFAULT_JOURNAL_MAX_BYTES, Journal } from './control/journal.js';
+import { Journal } from './control/journal.js';
+import { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE } from './defaults.js';
 import { AllowedHosts } from './http/host-guard.js';
 import { loadCatalogue, SHIPPED_SCENARIOS } from './scenarios/catalogue.js';
 import { ScenarioEngine } from './scenarios/engine.js';
@@ -17,7 +18,7 @@ import { ScenarioSelector } from './scenarios/selector.js';
 import { Store } from './store/store.js';
 import { loadOperations, type HttpOperation } from './validation/operations.js';
 import { newTestKeyPair, type KeyPair } from './domain/merchants.js';
-import { startTlsListeners, type TlsListeners } from './tls/listeners.js';
+import type { TlsListeners } from './tls/listeners.js';
 
 /** The OpenAPI document of the Payments API, shipped in openapi/. */
 export const PAYMENTS_API_DOCUMENT = fileURLToPath(new URL('../openapi/payments-api.yaml', import.meta.url));
@@ -25,11 +26,8 @@ export const PAYMENTS_API_DOCUMENT = fileURLToPath(new URL('../openapi/payments-
 /** The OpenAPI document of the control API under /__sandbox, shipped in openapi/. */
 export const CONTROL_API_DOCUMENT = fileURLToPath(new URL('../openapi/control-api.yaml', import.meta.url));
 
-/** How many requests the journal keeps when `journalSize` is not given. */
-export const DEFAULT_JOURNAL_SIZE = 5000;
-
-/** The journal's memory bound when `journalMaxBytes` is not given: 32 MiB (`--journal-max-mb 32`). */
-export { DEFAULT_JOURNAL_MAX_BYTES };
+/** How many requests the journal keeps when `journalSize` is not given, and its memory bound when `journalMaxBytes` is not (32 MiB, `--journal-max-mb 32`). */
+export { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE };
 
 /** How to start a sandbox. Every field is optional. */
 export interface SandboxOptions {
@@ -174,6 +172,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let tls: TlsListeners | undefined;
   if (options.httpsPort !== undefined || options.proxyPort !== undefined) {
     try {
+      // Loaded only when asked for: the certificate code brings a crypto library the plain HTTP sandbox never needs.
+      const { startTlsListeners } = await import('./tls/listeners.js');
       tls = await startTlsListeners(app, { host, httpsPort: options.httpsPort, proxyPort: options.proxyPort, tlsHosts: options.tlsHosts, caDir: options.caDir, prepare: tolerateTrailingBytes });
     } catch (error) {
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -221,5 +221,5 @@ export { Store, StoreOpenError, StoreUnavailableError } from './store/store.js';
 export { CatalogueError, loadCatalogue } from './scenarios/catalogue.js';
 export { ScenarioEngine } from './scenarios/engine.js';
 export { ApiError } from './errors.js';
-export { CertificateAuthorityError, defaultCaDir } from './tls/certificate-authority.js';
+export { CertificateAuthorityError, defaultCaDir } from './tls/ca-folder.js';
 export type { Payment, Order, PaymentStatus } from './model/records.js';

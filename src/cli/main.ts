@@ -1,12 +1,11 @@
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE, sampleKeyPair, startSandbox, type SandboxOptions } from '../index.js';
-import { StoreOpenError } from '../store/store.js';
-import { CatalogueError, loadCatalogue, SHIPPED_SCENARIOS } from '../scenarios/catalogue.js';
-import { scenarioTable } from './scenario-table.js';
-import { CertificateAuthorityError, defaultCaDir, openCertificateAuthority } from '../tls/certificate-authority.js';
+import type { SandboxOptions } from '../index.js';
+import { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE } from '../defaults.js';
 import { caDirOption, tlsBanner, tlsHosts } from './tls-options.js';
 import { hostName } from '../http/host-guard.js';
+
+// Each sub-command loads what it needs when it runs: `--help` and `scenarios list` never load the server.
 
 /** The store file used when neither --data nor --in-memory is given: in the working directory. */
 export const DEFAULT_DATA_FILE = 'payments-sandbox.json';
@@ -78,7 +77,14 @@ export function program(): Command {
     .addOption(new Option('--scenarios <dir...>', 'folders of extra scenario files').env('SANDBOX_SCENARIOS'))
     .option('--json', 'print JSON instead of a table')
     .action(async (flags: { scenarios?: string[]; json?: boolean }) => {
-      const scenarios = await catalogueOrExit([SHIPPED_SCENARIOS, ...(flags.scenarios ?? []).map((folder) => resolve(folder))]);
+      const [{ CatalogueError, loadCatalogue, SHIPPED_SCENARIOS }, { scenarioTable }] = await Promise.all([import('../scenarios/catalogue.js'), import('./scenario-table.js')]);
+      let scenarios;
+      try {
+        scenarios = await loadCatalogue([SHIPPED_SCENARIOS, ...(flags.scenarios ?? []).map((folder) => resolve(folder))]);
+      } catch (error) {
+        if (error instanceof CatalogueError) fail(error.message);
+        throw error;
+      }
       console.log(flags.json ? JSON.stringify(scenarios, null, 2) : scenarioTable(scenarios));
     });
   command
@@ -88,6 +94,7 @@ export function program(): Command {
     .action(async (flags: { caDir?: string }) => {
       // `payments-sandbox --ca-dir DIR ca` names the folder before the sub-command.
       const dir = flags.caDir ?? command.opts<Flags>().caDir;
+      const { CertificateAuthorityError, defaultCaDir, openCertificateAuthority } = await import('../tls/certificate-authority.js');
       try {
         console.log((await openCertificateAuthority(dir ? resolve(dir) : defaultCaDir())).certificatePath);
       } catch (error) {
@@ -101,15 +108,6 @@ export function program(): Command {
 /** Runs the CLI with `argv` (process.argv). */
 export async function main(argv: string[]): Promise<void> {
   await program().parseAsync(argv);
-}
-
-async function catalogueOrExit(folders: string[]) {
-  try {
-    return await loadCatalogue(folders);
-  } catch (error) {
-    if (error instanceof CatalogueError) fail(error.message);
-    throw error;
-  }
 }
 
 // Starts the sandbox, prints where it is, and stops it cleanly on SIGINT/SIGTERM.
@@ -136,6 +134,7 @@ async function serve(flags: Flags): Promise<void> {
     tlsHosts: flags.tlsHost,
     caDir: flags.caDir === undefined ? undefined : resolve(flags.caDir),
   };
+  const { CatalogueError, CertificateAuthorityError, sampleKeyPair, startSandbox, StoreOpenError } = await import('../index.js');
   let sandbox;
   try {
     sandbox = await startSandbox(options);

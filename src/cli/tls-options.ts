@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option } from 'commander';
 import type { Sandbox } from '../index.js';
-import { serverNames, tlsHostName } from '../tls/server-certificate.js';
+import { serverNames, tlsHostName } from '../tls/host-names.js';
 
 /**
  * The command line's part of HTTPS and proxy mode (README, "HTTPS and proxy

@@ -1,10 +1,9 @@
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import { notFound } from '../errors.js';
 import { controlRouter, type ControlDependencies } from '../control/router.js';
 import { apiRouter, type ApiDependencies } from './api.js';
 import { renderError } from './render-error.js';
 import { AllowedHosts, hostGuard } from './host-guard.js';
-import { ASSETS, pagesRouter } from '../pages/router.js';
 
 /** The base path of the Payments API (spec, Conventions: `{base_url}` ends in `/api/v2`). */
 export const API_BASE = '/api/v2';
@@ -37,12 +36,21 @@ export function createApp(deps: AppDependencies): Express {
   // Against DNS rebinding: a page that made its own name point at the sandbox still sends that name.
   app.use(hostGuard(deps.allowedHosts ?? new AllowedHosts(), CONTROL_BASE));
   // The dashboard is a static page that talks to the control API from the browser.
-  app.get([CONTROL_BASE, `${CONTROL_BASE}/`], (_req, res) => {
-    res.set('Content-Security-Policy', "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'");
-    res.sendFile('dashboard.html', { root: ASSETS });
-  });
+  app.get(
+    [CONTROL_BASE, `${CONTROL_BASE}/`],
+    onFirstUse(async () => {
+      const { ASSETS } = await import('../pages/router.js');
+      return (_req, res) => {
+        res.set('Content-Security-Policy', "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'");
+        res.sendFile('dashboard.html', { root: ASSETS });
+      };
+    }),
+  );
   app.use(CONTROL_BASE, controlRouter(deps));
-  app.use('/pages', pagesRouter({ store: deps.store, engine: deps.selector.engine, now: deps.now }));
+  app.use(
+    '/pages',
+    onFirstUse(async () => (await import('../pages/router.js')).pagesRouter({ store: deps.store, engine: deps.selector.engine, now: deps.now })),
+  );
   app.use(API_BASE, apiRouter(deps));
   // Every other target, `*` and other forms no route pattern matches included.
   app.use((req) => {
@@ -50,4 +58,14 @@ export function createApp(deps: AppDependencies): Express {
   });
   app.use(renderError(deps.selector.engine.random, API_BASE));
   return app;
+}
+
+// The pages and the dashboard are for browsers, which come later if at all: built on the first request
+// for them rather than at start-up, which CI jobs wait for.
+function onFirstUse(build: () => Promise<RequestHandler>): RequestHandler {
+  let handler: Promise<RequestHandler> | undefined;
+  return async (req, res, next) => {
+    handler ??= build();
+    await (await handler)(req, res, next);
+  };
 }

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { RequestHandler } from 'express';
 import { ApiError } from '../errors.js';
-import { LOOPBACK_NAMES } from '../tls/server-certificate.js';
+import { LOOPBACK_NAMES } from '../tls/host-names.js';
 
 /**
  * The host names the sandbox answers to. A web page cannot reach a sandbox

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import forge from 'node-forge';
+import { CertificateAuthorityError } from './ca-folder.js';
 import { newRsaKeyPair, randomSerialNumber } from './keys.js';
+
+export { CertificateAuthorityError, defaultCaDir } from './ca-folder.js';
 
 /**
  * The sandbox's local certificate authority: a key and a self-signed CA
@@ -33,22 +35,6 @@ export interface CertificateAuthority {
   certificatePath: string;
   certificate: forge.pki.Certificate;
   privateKey: forge.pki.rsa.PrivateKey;
-}
-
-/** The CA folder cannot be used: a file is unreadable, damaged, expired or does not match its key. The message names the file. */
-export class CertificateAuthorityError extends Error {
-  override name = 'CertificateAuthorityError';
-}
-
-/**
- * The default CA folder: `$XDG_DATA_HOME/payments-sandbox/ca`, or
- * `~/.local/share/payments-sandbox/ca` (the XDG base directory default), so
- * that every project on the machine shares one authority to trust.
- * @param env the environment to read XDG_DATA_HOME from.
- */
-export function defaultCaDir(env: NodeJS.ProcessEnv = process.env): string {
-  const dataHome = env.XDG_DATA_HOME?.trim() ? env.XDG_DATA_HOME : join(homedir(), '.local', 'share');
-  return join(dataHome, 'payments-sandbox', 'ca');
 }
 
 /**

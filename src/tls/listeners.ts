@@ -3,7 +3,8 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import { defaultCaDir, openCertificateAuthority } from './certificate-authority.js';
 import { createSandboxProxy } from './sandbox-proxy.js';
-import { issueServerCertificate, serverNames } from './server-certificate.js';
+import { serverNames } from './host-names.js';
+import { issueServerCertificate } from './server-certificate.js';
 
 /**
  * The HTTPS listener and the forward proxy of a sandbox, started beside its

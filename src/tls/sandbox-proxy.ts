@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Server as TlsServer } from 'node:tls';
 import type { Duplex } from 'node:stream';
-import { tlsHostName } from './server-certificate.js';
+import { tlsHostName } from './host-names.js';
 
 /**
  * The sandbox's forward proxy, for clients whose SDK hard-wires the

@@ -3,13 +3,7 @@ import forge from 'node-forge';
 import type { CertificateAuthority } from './certificate-authority.js';
 import { newRsaKeyPair, randomSerialNumber } from './keys.js';
 
-/**
- * The HTTPS listener's certificate: issued by the local authority at each
- * start, kept in memory only, for the loopback names and every `--tls-host`.
- */
-
-/** The names every server certificate covers, whatever `--tls-host` adds: the loopback ones. */
-export const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1'];
+export { LOOPBACK_NAMES, serverNames, tlsHostName } from './host-names.js';
 
 /** How long a server certificate is valid; a new one is issued at every start anyway. */
 const SERVER_DAYS = 365;
@@ -21,24 +15,9 @@ export interface ServerCredentials {
 }
 
 /**
- * `name` as the sandbox compares it (lower case, no trailing dot), when it is a
- * DNS name or an IP address a certificate can carry.
- * @throws Error saying what a host name may be, for `--tls-host` and `tlsHosts`.
+ * The HTTPS listener's certificate: issued by the local authority at each
+ * start, kept in memory only, for the loopback names and every `--tls-host`.
  */
-export function tlsHostName(name: string): string {
-  const host = name.trim().toLowerCase().replace(/\.$/, '');
-  if (isIP(host)) return host;
-  const label = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
-  if (host.length > 253 || !host.split('.').every((part) => label.test(part))) {
-    throw new Error(`"${name}" is not a host name (letters, digits, hyphens and dots) nor an IP address`);
-  }
-  return host;
-}
-
-/** The names a server certificate covers: the loopback names, then `tlsHosts`, without repeats. */
-export function serverNames(tlsHosts: readonly string[]): string[] {
-  return [...new Set([...LOOPBACK_NAMES, ...tlsHosts.map(tlsHostName)])];
-}
 
 /**
  * Issues a server certificate for `names` (see `serverNames`), signed by `ca`.
