@@ -125,7 +125,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   ]);
   const seed = options.seed ?? randomBytes(4).toString('hex');
   const engine = new ScenarioEngine(scenarios, seedrandom(seed));
-  const now = () => new Date().toISOString();
+  const now = isoClock();
   const selector = new ScenarioSelector(engine, new OverrideBook());
   if (options.scenario !== undefined) {
     if (!engine.find(options.scenario)) throw new Error(`unknown scenario ${options.scenario}: \`payments-sandbox scenarios list\` lists them`);
@@ -211,6 +211,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         ]);
         await store.close();
       })()),
+  };
+}
+
+// The time in ISO 8601, formatted once per millisecond: a request reads it several times, and formatting is not free.
+function isoClock(): () => string {
+  let last = Number.NaN;
+  let text = '';
+  return () => {
+    const time = Date.now();
+    if (time !== last) {
+      last = time;
+      text = new Date(time).toISOString();
+    }
+    return text;
   };
 }
 

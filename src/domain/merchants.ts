@@ -63,7 +63,21 @@ const TOKEN_PREFIX = 'SBTOKEN_';
  * never expires (README: the spec does not give a lifetime).
  */
 export function issueToken(merchant: KeyPair): string {
-  return `${TOKEN_PREFIX}${Buffer.from(merchant.publicKey).toString('base64url')}.${tokenMac(merchant)}`;
+  return issued(merchant).text;
+}
+
+// A merchant's token, computed once per merchant record: every authenticated request checks one.
+// Records are frozen, and a changed merchant is a new record, so the cache can never go stale.
+const tokens = new WeakMap<KeyPair, { text: string; bytes: Buffer }>();
+
+function issued(merchant: KeyPair): { text: string; bytes: Buffer } {
+  let token = tokens.get(merchant);
+  if (!token) {
+    const text = `${TOKEN_PREFIX}${Buffer.from(merchant.publicKey).toString('base64url')}.${tokenMac(merchant)}`;
+    token = { text, bytes: Buffer.from(text) };
+    if (Object.isFrozen(merchant)) tokens.set(merchant, token);
+  }
+  return token;
 }
 
 /** The public key a token claims to be for, or undefined when it is not of the token form. */
@@ -76,7 +90,7 @@ export function tokenPublicKey(token: string): string | undefined {
 
 /** True when `token` was issued for `merchant`. */
 export function tokenBelongsTo(token: string, merchant: KeyPair): boolean {
-  const expected = Buffer.from(issueToken(merchant));
+  const expected = issued(merchant).bytes;
   const given = Buffer.from(token);
   return expected.length === given.length && timingSafeEqual(expected, given);
 }

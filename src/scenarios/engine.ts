@@ -1,7 +1,7 @@
 import { AMOUNT_PATTERN, toMinor } from '../model/money.js';
 import type { Payment } from '../model/records.js';
 import type { OperationId, Variant } from '../model/operations.js';
-import { hasOutcome, operationsOf, type Condition, type Scenario } from './catalogue.js';
+import { hasOutcome, type Condition, type Scenario } from './catalogue.js';
 
 /** What the engine knows of a request when it picks a scenario. */
 export interface Facts {
@@ -59,14 +59,14 @@ export class ScenarioEngine {
 
 /** True when a scenario can answer this operation (and initiate variant), whatever the request's values. */
 export function appliesTo(scenario: Scenario, operation: OperationId, variant?: Variant): boolean {
-  if (!operationsOf(scenario).includes(operation)) return false;
+  if (!namesOperation(scenario, operation)) return false;
   return !scenario.match.variant || variant === undefined || scenario.match.variant.includes(variant);
 }
 
 /** True when every part of the scenario's `match` holds for the facts. */
 export function matches(scenario: Scenario, facts: Facts): boolean {
   const { match } = scenario;
-  if (!operationsOf(scenario).includes(facts.operation)) return false;
+  if (!namesOperation(scenario, facts.operation)) return false;
   if (match.variant && (!facts.variant || !match.variant.includes(facts.variant))) return false;
   for (const [field, condition] of Object.entries(match.body ?? {})) {
     if (!holds(condition, facts.body[field])) return false;
@@ -84,13 +84,28 @@ export function matches(scenario: Scenario, facts: Facts): boolean {
   return true;
 }
 
+// Every rule is tried on every request: no list is built to ask whether it names the operation.
+function namesOperation(scenario: Scenario, operation: OperationId): boolean {
+  const named = scenario.match.operation;
+  return typeof named === 'string' ? named === operation : named.includes(operation);
+}
+
+// A condition's pattern, compiled once: the catalogue does not change while the sandbox runs.
+const patterns = new WeakMap<Condition, RegExp>();
+
+function patternOf(condition: Condition & { matches: string }): RegExp {
+  let pattern = patterns.get(condition);
+  if (!pattern) patterns.set(condition, (pattern = new RegExp(condition.matches)));
+  return pattern;
+}
+
 function holds(condition: Condition, value: unknown): boolean {
   const present = value !== undefined && value !== null;
   if (condition.exists !== undefined && condition.exists !== present) return false;
   const text = present && typeof value !== 'object' ? String(value) : undefined;
   if (condition.equals !== undefined && text !== String(condition.equals)) return false;
-  if (condition.in !== undefined && (text === undefined || !condition.in.map(String).includes(text))) return false;
-  if (condition.matches !== undefined && (text === undefined || !new RegExp(condition.matches).test(text))) return false;
+  if (condition.in !== undefined && (text === undefined || !condition.in.some((listed) => String(listed) === text))) return false;
+  if (condition.matches !== undefined && (text === undefined || !patternOf(condition as Condition & { matches: string }).test(text))) return false;
   if (condition.lessThan !== undefined) {
     if (text === undefined || !AMOUNT_PATTERN.test(text) || toMinor(text) >= toMinor(condition.lessThan)) return false;
   }
