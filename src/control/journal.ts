@@ -116,19 +116,55 @@ export class Journal {
 
   /** Entries newest first, filtered; `limit` caps how many. Filters compare with the redacted, cut values kept. */
   query(filter: JournalQuery = {}): JournalEntry[] {
-    const path = filter.path === undefined ? undefined : boundName(filter.path, TEXT_MAX);
-    const publicKey = filter.publicKey === undefined ? undefined : boundName(filter.publicKey);
-    const paymentReference = filter.paymentReference === undefined ? undefined : boundName(filter.paymentReference);
+    const matches = matcher(filter);
     const found: JournalEntry[] = [];
     for (let index = this.held.length - 1; index >= this.start; index -= 1) {
       const entry = this.held[index]!;
-      if (path !== undefined && entry.path !== path) continue;
-      if (publicKey !== undefined && entry.publicKey !== publicKey) continue;
-      if (paymentReference !== undefined && entry.paymentReference !== paymentReference) continue;
+      if (!matches(entry)) continue;
       found.push(JSON.parse(entry.text) as JournalEntry);
       if (filter.limit !== undefined && found.length >= filter.limit) break;
     }
     return found;
+  }
+
+  /**
+   * One page of the entries, newest first, filtered as `query` filters: at
+   * most `limit` entries with an id below `before` (all, without it). Only
+   * the entries of the page are read back from their text.
+   * @param limit at least 1
+   * @param before an id: the page starts at the newest entry older than it
+   * @returns the entries; `total`, how many entries match the filters in the
+   *   whole journal; `more`, whether an older matching entry follows the page
+   */
+  page(filter: Omit<JournalQuery, 'limit'>, limit: number, before?: number): { entries: JournalEntry[]; total: number; more: boolean } {
+    const matches = matcher(filter);
+    const filtered = filter.path !== undefined || filter.publicKey !== undefined || filter.paymentReference !== undefined;
+    let total = this.count;
+    if (filtered) {
+      total = 0;
+      for (let index = this.start; index < this.held.length; index += 1) if (matches(this.held[index]!)) total += 1;
+    }
+    const entries: JournalEntry[] = [];
+    for (let index = before === undefined ? this.held.length - 1 : this.below(before); index >= this.start; index -= 1) {
+      const entry = this.held[index]!;
+      if (!matches(entry)) continue;
+      if (entries.length === limit) return { entries, total, more: true };
+      entries.push(JSON.parse(entry.text) as JournalEntry);
+    }
+    return { entries, total, more: false };
+  }
+
+  // The index of the newest entry with an id below `id`; start - 1 when none.
+  // Ids grow with the index (eviction and clearing keep the order), so a binary search does.
+  private below(id: number): number {
+    let low = this.start;
+    let high = this.held.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.held[middle]!.id < id) low = middle + 1;
+      else high = middle;
+    }
+    return low - 1;
   }
 
   /** Forgets the entries of one merchant, or all. */
@@ -138,6 +174,17 @@ export class Journal {
     this.start = 0;
     this.total = this.held.reduce((sum, entry) => sum + entry.bytes, 0);
   }
+}
+
+// Filters compare with the redacted, cut values the journal keeps: a filter written as the client sent it finds what was kept of it.
+function matcher(filter: JournalQuery): (entry: Held) => boolean {
+  const path = filter.path === undefined ? undefined : boundName(filter.path, TEXT_MAX);
+  const publicKey = filter.publicKey === undefined ? undefined : boundName(filter.publicKey);
+  const paymentReference = filter.paymentReference === undefined ? undefined : boundName(filter.paymentReference);
+  return (entry) =>
+    (path === undefined || entry.path === path) &&
+    (publicKey === undefined || entry.publicKey === publicKey) &&
+    (paymentReference === undefined || entry.paymentReference === paymentReference);
 }
 
 // Every field a client could make large or fill with secrets is bounded and redacted here, the one way in.

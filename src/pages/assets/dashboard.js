@@ -63,6 +63,60 @@ const merchant = () => $('#merchant').value;
 const query = () => (merchant() ? `?publicKey=${encodeURIComponent(merchant())}` : '');
 const notice = (text) => { $('#notice').textContent = text; };
 
+// Payments, orders and the journal grow with traffic: each is read one page
+// at a time (control-api.yaml, "Paging"), never whole. A cursor only leads
+// forward, so each list keeps the cursors of the pages before the one shown
+// to go back.
+const PAGE_SIZE = { payments: 50, orders: 50, requests: 25 };
+const pagers = Object.fromEntries(Object.keys(PAGE_SIZE).map((list) => [list, { before: [], cursor: undefined, next: undefined }]));
+
+function firstPages() {
+  for (const pager of Object.values(pagers)) Object.assign(pager, { before: [], cursor: undefined, next: undefined });
+}
+
+function pagePath(list) {
+  const params = new URLSearchParams({ limit: String(PAGE_SIZE[list]) });
+  if (merchant()) params.set('publicKey', merchant());
+  if (pagers[list].cursor) params.set('cursor', pagers[list].cursor);
+  return `/${list}?${params}`;
+}
+
+// The page the list's cursor names; the first page when that cursor went stale
+// (a reset forgot the payment it named), rather than an empty table.
+async function readPage(list) {
+  const pager = pagers[list];
+  let page;
+  try {
+    page = await call('GET', pagePath(list));
+  } catch (error) {
+    if (!pager.cursor) throw error;
+    Object.assign(pager, { before: [], cursor: undefined });
+    page = await call('GET', pagePath(list));
+  }
+  pager.next = page.next;
+  const nav = $(`nav[data-list="${list}"]`);
+  const first = pager.before.length * PAGE_SIZE[list] + 1;
+  const shown = page[list].length;
+  nav.querySelector('[data-position]').textContent = shown === 0 ? '' : `${first}–${first + shown - 1} of ${page.total}`;
+  nav.querySelector('[data-go="previous"]').disabled = pager.before.length === 0;
+  nav.querySelector('[data-go="next"]').disabled = !pager.next;
+  nav.dataset.page = String(pager.before.length + 1);
+  return page[list];
+}
+
+async function turn(list, direction) {
+  const pager = pagers[list];
+  if (direction === 'next') {
+    if (!pager.next) return;
+    pager.before.push(pager.cursor);
+    pager.cursor = pager.next;
+  } else {
+    if (pager.before.length === 0) return;
+    pager.cursor = pager.before.pop();
+  }
+  await LOADERS[list]();
+}
+
 async function loadMerchants() {
   const { merchants } = await call('GET', '/merchants');
   const select = $('#merchant');
@@ -85,12 +139,13 @@ function describeScenario() {
 
 async function refresh() {
   await loadMerchants();
-  const [{ overrides }, { payments }, { orders }, { requests }] = await Promise.all([
-    call('GET', '/overrides'),
-    call('GET', `/payments${query()}`),
-    call('GET', `/orders${query()}`),
-    call('GET', `/requests${query() ? `${query()}&limit=25` : '?limit=25'}`),
-  ]);
+  await Promise.all([loadOverrides(), loadPayments(), loadOrders(), loadJournal()]);
+  // Lets a reader (or a test) tell which merchant the tables now show.
+  document.body.dataset.shown = merchant() || 'all';
+}
+
+async function loadOverrides() {
+  const { overrides } = await call('GET', '/overrides');
   fill('#overrides', overrides
     .filter((o) => !merchant() || !o.publicKey || o.publicKey === merchant())
     .map((o) => {
@@ -101,6 +156,10 @@ async function refresh() {
       tr.append(cell(o.scenario ?? '—'), cell(o.publicKey ?? 'every merchant'), cell(o.times === undefined ? 'until removed' : String(o.times)), cell(wire), action);
       return tr;
     }));
+}
+
+async function loadPayments() {
+  const payments = await readPage('payments');
   fill('#payments', payments.map((p) => {
     const tr = document.createElement('tr');
     const settle = document.createElement('td');
@@ -120,19 +179,27 @@ async function refresh() {
     tr.append(cell(p.paymentReference), cell(p.method), cell(p.status, `status-${p.status}`), cell(`${p.code} ${p.message}`), cell(`${p.currency} ${p.amount}`, 'num'), cell(p.scenario), settle);
     return tr;
   }));
+}
+
+async function loadOrders() {
+  const orders = await readPage('orders');
   fill('#orders', orders.flatMap((o) => o.items.map((item) => {
     const tr = document.createElement('tr');
     tr.append(cell(o.paymentReference), cell(item.orderId), cell(item.productDescription), cell(`${item.currency} ${item.amount}`, 'num'), cell(item.updatedAt));
     return tr;
   })));
+}
+
+async function loadJournal() {
+  const requests = await readPage('requests');
   fill('#journal', requests.map((r) => {
     const tr = document.createElement('tr');
     tr.append(cell(r.time.slice(11, 19)), cell(`${r.method} ${r.path}`), cell(r.status === 0 ? `no answer (${r.fault ?? 'fault'})` : String(r.status)), cell(r.scenario), cell(r.paymentReference), cell((r.warnings ?? []).join('; '), r.warnings ? 'warnings' : undefined));
     return tr;
   }));
-  // Lets a reader (or a test) tell which merchant the tables now show.
-  document.body.dataset.shown = merchant() || 'all';
 }
+
+const LOADERS = { payments: loadPayments, orders: loadOrders, requests: loadJournal };
 
 async function guarded(work) {
   try {
@@ -157,18 +224,26 @@ $('#override-form').addEventListener('submit', (event) => {
   });
 });
 $('#scenario').addEventListener('change', describeScenario);
-$('#merchant').addEventListener('change', () => guarded(refresh));
+$('#merchant').addEventListener('change', () => guarded(async () => { firstPages(); await refresh(); }));
+for (const nav of document.querySelectorAll('nav.pager')) {
+  nav.addEventListener('click', (event) => {
+    const go = event.target.closest('button[data-go]')?.dataset.go;
+    if (go) guarded(() => turn(nav.dataset.list, go));
+  });
+}
 $('#refresh').addEventListener('click', () => guarded(refresh));
 $('#reset-merchant').addEventListener('click', () => guarded(async () => {
   if (!merchant()) throw new Error('choose a merchant first');
   await call('POST', `/reset${query()}`);
   notice(`Reset ${merchant()}.`);
+  firstPages();
   await refresh();
 }));
 $('#reset-all').addEventListener('click', () => guarded(async () => {
   if (!window.confirm('Forget every payment, order, override and journal entry of every merchant?')) return;
   await call('POST', '/reset');
   notice('Reset everything.');
+  firstPages();
   await refresh();
 }));
 

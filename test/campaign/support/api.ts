@@ -117,9 +117,7 @@ export class PaymentsApi {
 
   /** The merchant's payments as the control API lists them. */
   async payments(): Promise<Array<Record<string, any>>> {
-    const answer = await send(this.origin, 'GET', `/__sandbox/payments?publicKey=${encodeURIComponent(this.merchant.publicKey)}`);
-    if (answer.status !== 200) throw new Error(`GET /__sandbox/payments answered ${answer.status} ${JSON.stringify(answer.body)}`);
-    return answer.body.payments;
+    return this.everyPage('payments');
   }
 
   /** The merchant's payment with this reference as the control API lists it, if any. */
@@ -129,9 +127,21 @@ export class PaymentsApi {
 
   /** The merchant's orders as the control API lists them. */
   async orders(): Promise<Array<Record<string, any>>> {
-    const answer = await send(this.origin, 'GET', `/__sandbox/orders?publicKey=${encodeURIComponent(this.merchant.publicKey)}`);
-    if (answer.status !== 200) throw new Error(`GET /__sandbox/orders answered ${answer.status} ${JSON.stringify(answer.body)}`);
-    return answer.body.orders;
+    return this.everyPage('orders');
+  }
+
+  // A list answers a page at a time: follow `next` to the end.
+  private async everyPage(list: 'payments' | 'orders'): Promise<Array<Record<string, any>>> {
+    const rows: Array<Record<string, any>> = [];
+    let cursor: string | undefined;
+    do {
+      const target = `/__sandbox/${list}?publicKey=${encodeURIComponent(this.merchant.publicKey)}&limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const answer = await send(this.origin, 'GET', target);
+      if (answer.status !== 200) throw new Error(`GET /__sandbox/${list} answered ${answer.status} ${JSON.stringify(answer.body)}`);
+      rows.push(...answer.body[list]);
+      cursor = answer.body.next;
+    } while (cursor);
+    return rows;
   }
 }
 
