@@ -1,6 +1,7 @@
-import { StoreUnavailableError } from './errors.js';
+import { failure as describe, StoreUnavailableError } from './errors.js';
+import { Folder, type Capture, type FoldTuning } from './fold.js';
 import type { StoreLock } from './lock.js';
-import { snapshotText, type SnapshotFile } from './snapshot.js';
+import type { SnapshotFile } from './snapshot.js';
 import type { Change, Tables, Undo } from './tables.js';
 import type { WriteAheadLog } from './write-ahead-log.js';
 
@@ -18,12 +19,23 @@ interface Failure {
   retry: () => Promise<void>;
 }
 
+/** What start-up found on disk besides the tables: see Folder. */
+export interface Found {
+  /** records in the snapshot file */
+  snapshotRecords: number;
+  /** true when a log set aside by an unfinished fold was replayed */
+  setAside: boolean;
+}
+
 /**
- * The durable side of a store on files: group commit to the log, snapshots,
- * and what happens when the disk refuses a write. Crash safety comes from the
- * order of writes: a change is in the log (fdatasync'd) before its request is
- * answered; the snapshot replaces the old one by rename and is made durable
- * (file and directory) before the log is emptied.
+ * The durable side of a store on files: group commit to the log, folds of
+ * the log into the snapshot (fold.ts), and what happens when the disk
+ * refuses a write. Crash safety comes from the order of writes: a change is
+ * in the log (fdatasync'd) before its request is answered; a snapshot
+ * replaces the old one by rename and is made durable (file and folder)
+ * before a log it holds is removed or emptied. A commit waits for its own
+ * append only: a fold sets the log aside between two appends and writes the
+ * snapshot beside them.
  */
 export class Disk {
   private pending: Pending[] = [];
@@ -36,22 +48,35 @@ export class Disk {
   private timer: NodeJS.Timeout | undefined;
   private failure: Failure | undefined;
   private closed = false;
+  private readonly folder: Folder;
 
   /**
    * @param tables the state in memory, which a refused write is taken back from
-   * @param tuning snapshotEvery: logged changes between snapshots; retryEvery: ms between tries of a refusing disk
+   * @param aside the name the log is set aside under for a fold (`<file>.wal.folding`)
+   * @param tuning snapshotEvery: the fewest logged changes worth a fold; retryEvery: ms between tries of a refusing disk
    */
   constructor(
     private readonly tables: Tables,
-    private readonly snapshot: SnapshotFile,
+    snapshot: SnapshotFile,
     private readonly log: WriteAheadLog,
     private readonly lock: StoreLock,
-    private readonly tuning: { snapshotEvery: number; retryEvery: number },
-  ) {}
+    aside: string,
+    private readonly tuning: FoldTuning,
+    found: Found,
+  ) {
+    this.folder = new Folder(snapshot, log, aside, tuning, found, () => this.capture(), () => this.wakeFolder());
+    // A set-aside log found at start-up, or a log already due, is folded at once: the next start would replay it again.
+    this.wakeFolder();
+  }
 
   /** The disk's error while it refuses writes (naming the file), else undefined. */
   get trouble(): Error | undefined {
     return this.failure?.error;
+  }
+
+  /** The error of the folds of the log into the snapshot once they keep failing (writes go on meanwhile), else undefined. */
+  get foldTrouble(): Error | undefined {
+    return this.folder.trouble;
   }
 
   /** Takes a change already applied in memory, to be written by the next flush; `undo` takes it back should the disk refuse it. */
@@ -76,20 +101,23 @@ export class Disk {
   }
 
   /**
-   * Writes what is pending and a last snapshot, then closes the log and gives up the lock.
-   * @throws StoreUnavailableError (rejects) when the disk refused the snapshot; the log still holds every acknowledged change
+   * Writes what is pending, waits for a fold under way, writes a last
+   * snapshot, then closes the log and gives up the lock.
+   * @throws StoreUnavailableError (rejects) when the disk refused the snapshot; the logs still hold every acknowledged change
    */
   async close(): Promise<void> {
+    // First, so that the last flush begins no fold.
+    this.folder.stop();
     await this.commit().catch(() => undefined);
-    // The last commit resolves once its lines are logged; a snapshot may still be on its way.
     await this.flushing;
     this.closed = true;
     clearTimeout(this.timer);
     await this.retrying;
+    await this.folder.idle();
     try {
       // One last try of a refusing disk: if it is back, the snapshot can be written.
       if (this.failure) await this.failure.retry();
-      await this.writeSnapshot();
+      await this.folder.last();
     } catch (error) {
       throw new StoreUnavailableError(error);
     } finally {
@@ -102,9 +130,19 @@ export class Disk {
   }
 
   // One flush at a time; whatever queued meanwhile goes out in the next round.
+  // A fold begins between two rounds, so that the log it sets aside holds
+  // whole batches, and the records it takes are those the log holds.
   private async flush(): Promise<void> {
     try {
-      while (this.pending.length > 0 && !this.failure) {
+      for (;;) {
+        if (this.folder.due(!this.failure)) {
+          try {
+            await this.folder.begin();
+          } catch (error) {
+            return this.fail(error, `cannot write ${this.log.path}`, () => this.log.reopen());
+          }
+        }
+        if (this.failure || this.pending.length === 0) return;
         const upTo = this.sequence;
         this.writing = this.pending;
         this.pending = [];
@@ -124,17 +162,15 @@ export class Disk {
           waiter.resolve();
           return false;
         });
-        if (this.log.size >= this.tuning.snapshotEvery) {
-          try {
-            await this.writeSnapshot();
-          } catch (error) {
-            return this.fail(error, `cannot write ${this.snapshot.path}`, () => this.writeSnapshot());
-          }
-        }
       }
     } finally {
       this.flushing = undefined;
     }
+  }
+
+  // A fold became due with no change to flush: a flush round with nothing to append begins it.
+  private wakeFolder(): void {
+    if (this.folder.due(!this.failure)) this.flushing ??= this.flush();
   }
 
   // Nothing the disk refused may be shown as stored: every change not yet in
@@ -166,6 +202,8 @@ export class Disk {
     try {
       await failure.retry();
       this.failure = undefined;
+      // A log due for folding is not set aside while it refuses writes.
+      this.wakeFolder();
     } catch (error) {
       this.failure = { ...failure, error: describe(failure.what, error) };
       this.scheduleRetry();
@@ -174,25 +212,16 @@ export class Disk {
     }
   }
 
-  private async writeSnapshot(): Promise<void> {
-    await this.snapshot.write(this.durableText());
-    await this.log.clear();
+  // The records as they are now, queued changes included: listing them is
+  // all the event loop pays (no change is taken out and put back, which
+  // costs Map rehashes at 100 000 records). The snapshot waits for those
+  // changes to be logged before it replaces the old one, and is dropped if
+  // the disk refuses them. The lists hold the records themselves, frozen:
+  // changes made while they are written replace records, never change them.
+  private capture(): Capture {
+    const logged = this.commit();
+    // Awaited only once the snapshot is written; a refusal meanwhile must not count as unhandled.
+    logged.catch(() => undefined);
+    return { records: { merchants: this.tables.merchantList(), payments: this.tables.paymentList(), orders: this.tables.orderList() }, logged };
   }
-
-  // The snapshot holds what the log holds, not the changes queued behind it:
-  // should the disk refuse those, they are taken back in memory and must not
-  // live on in the file. They are taken out for the (synchronous) moment the
-  // text is made, and put back.
-  private durableText(): string {
-    for (const entry of [...this.pending].reverse()) entry.undo();
-    try {
-      return snapshotText(this.tables);
-    } finally {
-      for (const entry of this.pending) entry.undo = this.tables.apply(entry.change);
-    }
-  }
-}
-
-function describe(what: string, error: unknown): Error {
-  return new Error(`${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
 }

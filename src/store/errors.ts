@@ -27,3 +27,8 @@ export class StoreUnavailableError extends Error {
     super('Store unavailable', cause === undefined ? undefined : { cause });
   }
 }
+
+/** An error saying what could not be done (`cannot write F`) and what the disk answered, the disk's error kept as `cause`. */
+export function failure(what: string, error: unknown): Error {
+  return new Error(`${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+}

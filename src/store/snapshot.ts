@@ -1,4 +1,4 @@
-import { open, rm, stat } from 'node:fs/promises';
+import { open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { TextFile } from 'lowdb/node';
 import type { Merchant } from '../model/records.js';
@@ -8,24 +8,42 @@ import { snapshotProblem } from './schema.js';
 import { Tables } from './tables.js';
 
 /**
- * The snapshot file: the whole state as readable JSON, written by lowdb
- * (a temporary file renamed into place) and made durable before the log
- * beside it may be emptied (README, "Storage").
+ * The snapshot file: the whole state as JSON, read with lowdb, written as a
+ * temporary file that is fsync'd, renamed into place, and made durable with
+ * its folder before any log it holds may be removed (README, "Storage").
  *
- * Version 2, written now: `{version: 2, merchants: [...], payments: [...],
- * orders: [...]}`, each record once, oldest first. Lists rather than objects
- * keyed by reference, because JSON.parse puts keys that look like integers
- * ("10", "2") before the others, which would lose "oldest first".
- * Version 1 (objects by public key, then paymentReference) is still read.
+ * Version 2, written now: `{"version": 2, "merchants": [...], "payments":
+ * [...], "orders": [...]}`, each record once, oldest first, one record a
+ * line. Lists rather than objects keyed by reference, because JSON.parse
+ * puts keys that look like integers ("10", "2") before the others, which
+ * would lose "oldest first". One record a line rather than indented: a
+ * quarter fewer bytes to read and parse at start-up, and still a file one
+ * can read and grep. Version 1 (objects by public key, then
+ * paymentReference) and indented version 2 files are still read.
  */
 
 /** The version this store writes. */
 export const SNAPSHOT_VERSION = 2;
 
+/** Characters of snapshot text made between two writes: stringifying them takes well under a millisecond, so the event loop is never held for long. */
+const CHUNK_CHARS = 64 * 1024;
+/** Characters of snapshot text written between two fdatasyncs of it. */
+const SYNC_EVERY_CHARS = 2 * 1024 * 1024;
+
 /** A snapshot as parsed and checked against its schema. */
 type Snapshot =
   | { version: 1; merchants: Record<string, Merchant>; payments: Record<string, Record<string, Payment>>; orders: Record<string, Record<string, Order>> }
   | { version: 2; merchants: Merchant[]; payments: Payment[]; orders: Order[] };
+
+/**
+ * The records of a snapshot, taken at one moment: lists of the frozen
+ * records the tables hold (the same objects, not copies), oldest first.
+ */
+export interface SnapshotRecords {
+  merchants: readonly Merchant[];
+  payments: readonly Payment[];
+  orders: readonly Order[];
+}
 
 /** The snapshot file at one path. */
 export class SnapshotFile {
@@ -66,31 +84,77 @@ export class SnapshotFile {
   }
 
   /**
-   * Replaces the snapshot with `text` and waits until it is durable: the new
-   * file's data, and the directory entry the rename changed.
-   * @throws Error from the disk; the previous snapshot is then still in place
+   * Replaces the snapshot with `records` and waits until it is durable: the
+   * temporary file is written a chunk at a time (the event loop runs between
+   * chunks), fsync'd, renamed over the snapshot once `ready` resolves, and
+   * the folder is fsync'd.
+   * @param ready resolves once every record written is in the log: the old
+   *   snapshot is replaced only then; rejects when the disk refused some
+   * @throws Error from the disk, or `ready`'s; the previous snapshot is then
+   *   still in place, and the temporary file is removed (on a full disk it
+   *   would keep the space the log needs)
    */
-  async write(text: string): Promise<void> {
+  async write(records: SnapshotRecords, ready: Promise<void> = Promise.resolve()): Promise<void> {
+    // The name lowdb's writer used, so that a file left by an older version is overwritten, not left behind.
+    const temporary = join(dirname(this.path), `.${basename(this.path)}.tmp`);
     try {
-      await this.file.write(text);
+      const handle = await open(temporary, 'w');
+      try {
+        let unsynced = 0;
+        for (const chunk of snapshotChunks(records)) {
+          await handle.writeFile(chunk);
+          unsynced += chunk.length;
+          // A log append's fdatasync would otherwise wait for all the snapshot's dirty pages at once (ext4 ordered mode): commits during a fold, p99 22 ms -> 10 ms.
+          if (unsynced >= SYNC_EVERY_CHARS) {
+            await handle.datasync();
+            unsynced = 0;
+          }
+        }
+        // Before the rename: a crash must find the old snapshot or the whole new one, never a renamed file whose data is not on disk.
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await ready;
+      await rename(temporary, this.path);
     } catch (error) {
-      // On a full disk, a half-written temporary file would keep the space the log needs: lowdb's writer names it .<name>.tmp.
-      await rm(join(dirname(this.path), `.${basename(this.path)}.tmp`), { force: true }).catch(() => undefined);
+      await rm(temporary, { force: true }).catch(() => undefined);
       throw error;
     }
-    await sync(this.path);
-    // The rename lives in the folder: without this a crash could bring the old snapshot back after the log is emptied.
+    // The rename lives in the folder: without this a crash could bring the old snapshot back after the log is removed.
     await syncFolder(dirname(this.path));
   }
 }
 
-/** The snapshot text of the state: version 2, pretty-printed. */
-export function snapshotText(tables: Tables): string {
-  return JSON.stringify(
-    { version: SNAPSHOT_VERSION, merchants: tables.merchantList(), payments: tables.paymentList(), orders: tables.orderList() },
-    null,
-    2,
-  );
+/**
+ * The snapshot text of `records` (version 2, one record a line), in pieces
+ * of about 64 KiB, each made only when the caller asks for it: neither the
+ * whole text nor a long stretch of the event loop is ever taken.
+ */
+export function* snapshotChunks(records: SnapshotRecords): Generator<string> {
+  const tables: Array<[string, readonly object[]]> = [
+    ['merchants', records.merchants],
+    ['payments', records.payments],
+    ['orders', records.orders],
+  ];
+  let chunk = `{"version": ${SNAPSHOT_VERSION},`;
+  for (const [index, [name, rows]] of tables.entries()) {
+    chunk += `\n"${name}": [`;
+    for (const [at, row] of rows.entries()) {
+      chunk += (at === 0 ? '\n' : ',\n') + JSON.stringify(row);
+      if (chunk.length >= CHUNK_CHARS) {
+        yield chunk;
+        chunk = '';
+      }
+    }
+    chunk += (rows.length === 0 ? ']' : '\n]') + (index < tables.length - 1 ? ',' : '}\n');
+  }
+  yield chunk;
+}
+
+/** How many records `records` holds: what a snapshot of them costs to write and to read. */
+export function recordCount(records: SnapshotRecords): number {
+  return records.merchants.length + records.payments.length + records.orders.length;
 }
 
 /** fsyncs a folder, making the names created or renamed in it durable. @throws Error from the disk */
@@ -112,22 +176,19 @@ function tablesOf(snapshot: Snapshot): Tables | string {
   const tables = new Tables();
   if (snapshot.version === 2) {
     for (const [index, merchant] of snapshot.merchants.entries()) {
-      if (tables.merchant(merchant.publicKey)) return `/merchants/${index} repeats the merchant ${JSON.stringify(merchant.publicKey)}`;
-      tables.apply({ kind: 'merchant', merchant });
+      if (!tables.replay({ kind: 'merchant', merchant })) return `/merchants/${index} repeats the merchant ${JSON.stringify(merchant.publicKey)}`;
     }
     for (const [index, payment] of snapshot.payments.entries()) {
-      if (tables.payment(payment.publicKey, payment.paymentReference)) return `/payments/${index} repeats ${describe(payment)}`;
-      tables.apply({ kind: 'payment', payment });
+      if (!tables.replay({ kind: 'payment', payment })) return `/payments/${index} repeats ${describe(payment)}`;
     }
     for (const [index, order] of snapshot.orders.entries()) {
-      if (tables.order(order.publicKey, order.paymentReference)) return `/orders/${index} repeats ${describe(order)}`;
-      tables.apply({ kind: 'order', order });
+      if (!tables.replay({ kind: 'order', order })) return `/orders/${index} repeats ${describe(order)}`;
     }
     return tables;
   }
   for (const [publicKey, merchant] of Object.entries(snapshot.merchants)) {
     if (merchant.publicKey !== publicKey) return `/merchants/${pointer(publicKey)} holds the merchant ${JSON.stringify(merchant.publicKey)}`;
-    tables.apply({ kind: 'merchant', merchant });
+    tables.replay({ kind: 'merchant', merchant });
   }
   const rows = <T extends { publicKey: string; paymentReference: string }>(table: string, byMerchant: Record<string, Record<string, T>>, put: (row: T) => void) => {
     for (const [publicKey, byReference] of Object.entries(byMerchant)) {
@@ -141,8 +202,8 @@ function tablesOf(snapshot: Snapshot): Tables | string {
     return undefined;
   };
   const misplaced =
-    rows('payments', snapshot.payments, (payment) => tables.apply({ kind: 'payment', payment })) ??
-    rows('orders', snapshot.orders, (order) => tables.apply({ kind: 'order', order }));
+    rows('payments', snapshot.payments, (payment) => tables.replay({ kind: 'payment', payment })) ??
+    rows('orders', snapshot.orders, (order) => tables.replay({ kind: 'order', order }));
   if (misplaced) return misplaced;
   return tables;
 }

@@ -6,24 +6,40 @@ import { StoreLock } from './lock.js';
 import { changeProblem } from './schema.js';
 import { SnapshotFile } from './snapshot.js';
 import { Tables, type Change } from './tables.js';
-import { WriteAheadLog } from './write-ahead-log.js';
+import { readLog, WriteAheadLog } from './write-ahead-log.js';
 
 export { StoreOpenError, StoreUnavailableError } from './errors.js';
 
 /** Where the store keeps its state. */
 export interface StoreOptions {
-  /** the snapshot file (JSON, written by lowdb); the log sits beside it as `<file>.wal`, the lock as `<file>.lock`. Absent: memory only. */
+  /**
+   * the snapshot file (JSON); the log sits beside it as `<file>.wal`, the log
+   * set aside while it is folded into the snapshot as `<file>.wal.folding`,
+   * the lock as `<file>.lock`. Absent: memory only.
+   */
   file?: string;
-  /** how many logged changes trigger a new snapshot; default 10 000 */
+  /**
+   * the fewest logged changes that make a new snapshot; default 10 000. The
+   * log is folded into the snapshot once it holds this many changes and as
+   * many as the snapshot holds records, so that each change pays a constant
+   * share of rewriting the state.
+   */
   snapshotEvery?: number;
-  /** milliseconds between two tries of a disk that refused a write; default 1 000 */
+  /** milliseconds between two tries of a disk that refused a log write, and before the first retry of a failed fold; default 1 000 */
   retryEvery?: number;
 }
 
-/** Whether the store can write now, for the health endpoint; `error` says what the disk answered when it cannot. */
+/**
+ * Whether the store can write now, for the health endpoint; `error` says
+ * what the disk answered when it cannot. `snapshotError` says what the disk
+ * answered to the last folds of the log into the snapshot once several have
+ * failed in a row: writes still work (the log holds them), but the log grows
+ * and start-up slows until a fold gets through.
+ */
 export interface StoreHealth {
   writable: boolean;
   error?: string;
+  snapshotError?: string;
 }
 
 /**
@@ -32,10 +48,11 @@ export interface StoreHealth {
  * Writers change the state in memory at once (so the next request sees it)
  * and then `await commit()`, which resolves once the change is on disk.
  * Changes that arrive together are appended to the write-ahead log in one
- * write and one fdatasync (group commit); every `snapshotEvery` changes the
- * whole state is written to the JSON file by lowdb and the log is emptied.
- * So a request pays for its own change, never for the number of payments
- * stored (README, "Storage").
+ * write and one fdatasync (group commit). Once the log holds as many changes
+ * as the snapshot holds records (and at least `snapshotEvery`), it is set
+ * aside and folded into a new snapshot in the background, while appends go
+ * on in a new log (fold.ts). So a request pays for its own change, never for
+ * the number of payments stored (README, "Storage").
  *
  * Records are deep-frozen once put: a caller changes a record by putting a
  * new one. When the disk refuses a write, the refused changes are taken back
@@ -51,11 +68,12 @@ export class Store {
   ) {}
 
   /**
-   * Opens the store: takes the lock on the file, reads the snapshot and
-   * replays the log beside it, checking every record against its schema.
+   * Opens the store: takes the lock on the file, reads the snapshot, then
+   * replays the log set aside by a fold that did not end (if any) and the
+   * log, checking every record against its schema.
    * @throws StoreOpenError naming the file (and the log's line, or the pid
    *   holding the lock) when it cannot be trusted; nothing is written then
-   *   and both files are left byte for byte as they were
+   *   and every file is left byte for byte as it was
    */
   static async open(options: StoreOptions = {}): Promise<Store> {
     const tuning = { snapshotEvery: options.snapshotEvery ?? 10_000, retryEvery: options.retryEvery ?? 1_000 };
@@ -64,9 +82,15 @@ export class Store {
     try {
       const snapshot = new SnapshotFile(options.file);
       const tables = await snapshot.read();
+      const snapshotRecords = tables.size;
+      const aside = `${options.file}.wal.folding`;
+      // Changes the snapshot may hold already: replaying them is harmless (fold.ts).
+      const setAside = await readLog(aside);
+      for (const change of setAside.changes) tables.replay(change);
       const { log, changes } = await WriteAheadLog.open(`${options.file}.wal`);
-      for (const change of changes) tables.apply(change);
-      return new Store(tables, new Disk(tables, snapshot, log, lock, tuning));
+      for (const change of changes) tables.replay(change);
+      const found = { snapshotRecords, setAside: setAside.found };
+      return new Store(tables, new Disk(tables, snapshot, log, lock, aside, tuning, found));
     } catch (error) {
       await lock.release();
       throw error instanceof StoreOpenError ? error : new StoreOpenError(`cannot open the store file ${options.file}: ${(error as Error).message}`);
@@ -80,12 +104,17 @@ export class Store {
 
   /**
    * Whether writes are taken now. Not writable: the disk refused the last
-   * write (the store tries it again every `retryEvery` ms), or the store is closed.
+   * write (the store tries it again every `retryEvery` ms), or the store is
+   * closed. Writable with a `snapshotError`: the folds of the log into the
+   * snapshot keep failing (tried again after `retryEvery` ms, then twice as
+   * long each time up to 64 times that).
    */
   health(): StoreHealth {
     if (this.closing) return { writable: false, error: 'the store is closed' };
     const error = this.disk?.trouble;
-    return error ? { writable: false, error: error.message } : { writable: true };
+    if (error) return { writable: false, error: error.message };
+    const snapshotError = this.disk?.foldTrouble;
+    return snapshotError ? { writable: true, snapshotError: snapshotError.message } : { writable: true };
   }
 
   /** The disk's error while the store cannot write, else undefined; `health()` says the same for the health endpoint. */
@@ -179,9 +208,10 @@ export class Store {
   }
 
   /**
-   * Writes what is pending and a last snapshot, closes the files and gives up the lock.
+   * Writes what is pending, waits for a fold under way, writes a last
+   * snapshot, closes the files and gives up the lock.
    * @throws StoreUnavailableError (rejects) when the last snapshot could not be
-   *   written; the files are closed all the same, and the log holds every acknowledged change
+   *   written; the files are closed all the same, and the logs hold every acknowledged change
    */
   close(): Promise<void> {
     return (this.closing ??= this.disk?.close() ?? Promise.resolve());

@@ -64,6 +64,18 @@ export class Tables {
   }
 
   /**
+   * How many records the tables hold (merchants, payments and orders): what
+   * a snapshot of them costs to write and to read, which sets when the log
+   * is worth folding into one. O(merchants).
+   */
+  get size(): number {
+    let size = this.merchants.size;
+    for (const rows of this.payments.values()) size += rows.size;
+    for (const rows of this.orders.values()) size += rows.size;
+    return size;
+  }
+
+  /**
    * Applies one change. Its record is deep-frozen first: a stored record is
    * never changed in place, only replaced by putting a new one.
    * @returns how to take the change back: a write the disk refused must leave no trace in memory
@@ -90,6 +102,34 @@ export class Tables {
       case 'reset':
         // Merchants stay: tokens already handed out keep working after a reset.
         return change.publicKey === undefined ? this.resetAll() : this.resetOne(change.publicKey);
+    }
+  }
+
+  /**
+   * Applies one change read from disk, as `apply()` does, without the means
+   * to take it back: start-up replays some 100 000 of them, and the closures
+   * of `apply()` would be that many objects for the collector.
+   * @returns false when the change replaced a record under the same keys
+   *   (a snapshot holding a record twice), else true
+   */
+  replay(change: Change): boolean {
+    switch (change.kind) {
+      case 'merchant': {
+        const merchant = deepFreeze(change.merchant);
+        return setNew(this.merchants, merchant.publicKey, merchant);
+      }
+      case 'payment': {
+        const payment = deepFreeze(change.payment);
+        this.byLinkingReference.set(payment.linkingReference, payment);
+        return setNew(rowsFor(this.payments, payment.publicKey), payment.paymentReference, payment);
+      }
+      case 'order': {
+        const order = deepFreeze(change.order);
+        return setNew(rowsFor(this.orders, order.publicKey), order.paymentReference, order);
+      }
+      case 'reset':
+        this.apply(change);
+        return true;
     }
   }
 
@@ -125,16 +165,29 @@ export class Tables {
 
 /** Freezes a record and everything in it, so that no caller can change what the store holds. */
 export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
+  if (typeof value === 'object' && value !== null) freezeObject(value);
   return value;
 }
 
+// for...in rather than Object.values: no array made per object, which is most of the cost of freezing 100 000 records at start-up.
+function freezeObject(value: object): void {
+  Object.freeze(value);
+  for (const key in value) {
+    const inner = (value as Record<string, unknown>)[key];
+    if (typeof inner === 'object' && inner !== null) freezeObject(inner);
+  }
+}
+
+/** Lists joined by one concat call at most: arguments beyond some tens of thousands would overflow the stack. */
+const CONCAT_AT_ONCE = 10_000;
+
 function rowsOf<T>(table: Map<string, Rows<T>>, publicKey: string | undefined): T[] {
   if (publicKey !== undefined) return [...(table.get(publicKey)?.values() ?? [])];
-  return [...table.values()].flatMap((rows) => [...rows.values()]);
+  // Spread and concat rather than flatMap, ten times slower: a fold lists every record at once on the event loop (0.5 ms for 100 000, not 10).
+  const lists = [...table.values()].map((rows) => [...rows.values()]);
+  let all: T[] = [];
+  for (let at = 0; at < lists.length; at += CONCAT_AT_ONCE) all = all.concat(...lists.slice(at, at + CONCAT_AT_ONCE));
+  return all;
 }
 
 // Setting a key that exists keeps its place in the Map, so restoring the
@@ -146,6 +199,18 @@ function put<T>(map: Map<string, T>, key: string, value: T): Undo {
     if (before === undefined) map.delete(key);
     else map.set(key, before);
   };
+}
+
+function setNew<T>(map: Map<string, T>, key: string, value: T): boolean {
+  const size = map.size;
+  map.set(key, value);
+  return map.size > size;
+}
+
+function rowsFor<T>(table: Map<string, Rows<T>>, publicKey: string): Rows<T> {
+  let rows = table.get(publicKey);
+  if (!rows) table.set(publicKey, (rows = new Map()));
+  return rows;
 }
 
 function putRow<T>(table: Map<string, Rows<T>>, publicKey: string, reference: string, value: T): Undo {

@@ -1,72 +1,103 @@
-import { open, readFile, stat, type FileHandle } from 'node:fs/promises';
+import { open, readFile, rename, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { StoreOpenError } from './errors.js';
 import { changeProblem } from './schema.js';
 import { syncFolder } from './snapshot.js';
 import type { Change } from './tables.js';
 
+/** What a log file holds: its complete lines' changes, checked, and the byte counts of those lines and of the whole file. */
+export interface LogContents {
+  /** false when there is no file at the path */
+  found: boolean;
+  changes: Change[];
+  /** bytes of the complete lines: a last line cut short by a crash ends past them */
+  complete: number;
+  total: number;
+}
+
+/**
+ * Reads a log file (missing: empty) and checks every complete line; a last
+ * line cut short by a crash was never acknowledged and is left out. Writes
+ * nothing.
+ * @throws StoreOpenError naming the file (and the line) when it is not a
+ *   regular file, cannot be read, or a complete line is not JSON or not a change
+ */
+export async function readLog(path: string): Promise<LogContents> {
+  const refuse = (problem: string) => new StoreOpenError(`cannot read the store log ${path}: ${problem}`);
+  let text: string;
+  try {
+    // A device or a pipe in its place would be read for ever, or never end a line.
+    if (!(await stat(path)).isFile()) throw refuse('not a regular file');
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (error instanceof StoreOpenError) throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw refuse((error as Error).message);
+    return { found: false, changes: [], complete: 0, total: 0 };
+  }
+  const complete = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1);
+  const changes: Change[] = [];
+  complete.split('\n').forEach((line, index) => {
+    if (line === '') return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch (error) {
+      throw refuse(`line ${index + 1} is not JSON (${(error as Error).message})`);
+    }
+    const problem = changeProblem(parsed);
+    if (problem) throw refuse(`line ${index + 1} is not a change: ${problem}`);
+    changes.push(parsed as Change);
+  });
+  return { found: true, changes, complete: Buffer.byteLength(complete), total: Buffer.byteLength(text) };
+}
+
 /**
  * The write-ahead log beside the snapshot file: one JSON change a line,
  * appended and fdatasync'd before the requests that made the changes are
  * answered. Its cost follows the size of the changes, not of the state
- * (README, "Storage").
+ * (README, "Storage"). When it is due for folding into the snapshot it is
+ * set aside under another name and continues in a new file (`rotate()`).
  */
 export class WriteAheadLog {
+  private setAsideOnly = false;
+
   private constructor(
     readonly path: string,
-    private readonly handle: FileHandle,
+    private handle: FileHandle,
     private lines: number,
     // Bytes known to be on disk: what a failed append is cut back to.
     private bytes: number,
   ) {}
 
   /**
-   * Reads the log at `path` (missing: empty), checks every line, and opens it
-   * for appending. A last line cut short by a crash was never acknowledged:
-   * it is dropped, the only write made here, after every line was checked.
-   * @throws StoreOpenError naming the log (and the line) when it is not a
-   *   regular file, cannot be read, or a complete line is not JSON or not a
-   *   change; the file is then left as it was
+   * Reads the log at `path` (missing: empty) with `readLog()`, and opens it
+   * for appending. A last line cut short by a crash is cut off the file, the
+   * only write made here, after every line was checked.
+   * @throws StoreOpenError as `readLog()` does, or naming the log when it
+   *   cannot be opened; the file is then left as it was
    */
   static async open(path: string): Promise<{ log: WriteAheadLog; changes: Change[] }> {
-    const refuse = (problem: string) => new StoreOpenError(`cannot read the store log ${path}: ${problem}`);
-    let text = '';
-    let created = false;
-    try {
-      // A device or a pipe in its place would be read for ever, or never end a line.
-      if (!(await stat(path)).isFile()) throw refuse('not a regular file');
-      text = await readFile(path, 'utf8');
-    } catch (error) {
-      if (error instanceof StoreOpenError) throw error;
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw refuse((error as Error).message);
-      created = true;
-    }
-    const complete = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1);
-    const changes: Change[] = [];
-    complete.split('\n').forEach((line, index) => {
-      if (line === '') return;
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(line);
-      } catch (error) {
-        throw refuse(`line ${index + 1} is not JSON (${(error as Error).message})`);
-      }
-      const problem = changeProblem(parsed);
-      if (problem) throw refuse(`line ${index + 1} is not a change: ${problem}`);
-      changes.push(parsed as Change);
-    });
-    const bytes = Buffer.byteLength(complete);
+    const { found, changes, complete, total } = await readLog(path);
     let handle: FileHandle | undefined;
     try {
       handle = await open(path, 'a+');
-      if (bytes !== Buffer.byteLength(text)) await handle.truncate(bytes);
+      if (complete !== total) await handle.truncate(complete);
       // A new file's name lives in the folder: synced once, so that what is appended and synced later cannot lose its file.
-      if (created) await syncFolder(dirname(path));
+      if (!found) await syncFolder(dirname(path));
     } catch (error) {
       await handle?.close();
-      throw refuse((error as Error).message);
+      throw new StoreOpenError(`cannot read the store log ${path}: ${(error as Error).message}`);
     }
-    return { log: new WriteAheadLog(path, handle, changes.length, bytes), changes };
+    return { log: new WriteAheadLog(path, handle, changes.length, complete), changes };
+  }
+
+  /**
+   * True between a rotation's rename and the opening of the new file
+   * (`reopen()`): the handle is then the file set aside, which must take no
+   * append, as the fold of it may have read it already.
+   */
+  get detached(): boolean {
+    return this.setAsideOnly;
   }
 
   /** How many changes the log holds since it was last emptied. */
@@ -108,6 +139,44 @@ export class WriteAheadLog {
     await this.handle.appendFile('\n'.repeat(Math.max(size, 1)));
     await this.handle.datasync();
     await this.restore();
+  }
+
+  /**
+   * Sets the log aside: renames it to `aside` and continues in a new empty
+   * file at `path` (`reopen()`). Call it between appends, never during one:
+   * the lines of the log set aside are then exactly the changes logged so far.
+   * @throws Error from the disk: after a refused rename nothing changed; after
+   *   a refused new file the log takes no append until `reopen()` succeeds
+   */
+  async rotate(aside: string): Promise<void> {
+    await rename(this.path, aside);
+    this.setAsideOnly = true;
+    await this.reopen();
+  }
+
+  /**
+   * Opens the new log after `rotate()` set the old one aside (nothing to do
+   * otherwise), and syncs the folder: the new file's name must be durable
+   * before anything acknowledged is in it.
+   * @throws Error from the disk; the log still takes no append then
+   */
+  async reopen(): Promise<void> {
+    if (!this.setAsideOnly) return;
+    // 'a+' as at open: every append goes to the end, also after a truncate. A file left by a refused try holds nothing acknowledged.
+    const handle = await open(this.path, 'a+');
+    try {
+      await handle.truncate(0);
+      await syncFolder(dirname(this.path));
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    const aside = this.handle;
+    this.handle = handle;
+    this.setAsideOnly = false;
+    this.lines = 0;
+    this.bytes = 0;
+    await aside.close().catch(() => undefined);
   }
 
   /** Empties the log, once a snapshot holds everything in it. */

@@ -1,4 +1,4 @@
-import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,7 +110,7 @@ export function storeFiles(prefix = 'payments-sandbox-store-'): StoreFiles {
     async crashCopy() {
       copies += 1;
       const copy = join(dir, `after-crash-${copies}.json`);
-      for (const suffix of ['', '.wal']) {
+      for (const suffix of ['', '.wal', '.wal.folding']) {
         const from = join(dir, `sandbox.json${suffix}`);
         if (existsSync(from)) await copyFile(from, `${copy}${suffix}`);
       }
@@ -122,3 +122,45 @@ export function storeFiles(prefix = 'payments-sandbox-store-'): StoreFiles {
 /** A linkingReference for fixture records: the store keeps whatever it is given, so any stable value will do. */
 export const linkingReferenceOf = (publicKey: string, paymentReference: string): string =>
   `SBLNK_${createHash('sha256').update(`${publicKey}:${paymentReference}`).digest('hex').slice(0, 20)}`;
+
+/** The log set aside while a fold writes the snapshot, beside the store file `file`. */
+export const asideOf = (file: string): string => `${file}.wal.folding`;
+
+/**
+ * Everything a store shows of its state, for comparing two stores: the
+ * merchants, each merchant's payments and orders in order, and what each
+ * payment's linkingReference finds.
+ */
+export function stateOf(store: Store, publicKeys: string[]): unknown {
+  return {
+    merchants: store.merchants(),
+    rows: publicKeys.map((publicKey) => ({ publicKey, payments: store.payments(publicKey), orders: store.orders(publicKey) })),
+    links: publicKeys.flatMap((publicKey) =>
+      store.payments(publicKey).map((payment) => [payment.linkingReference, store.paymentWithLinkingReference(payment.linkingReference)?.paymentReference]),
+    ),
+  };
+}
+
+/** Writes a version 2 snapshot holding `payments` (and their merchants), one record a line, as the store writes it. */
+export async function writeSnapshot(file: string, payments: Payment[], orders: Order[] = []): Promise<void> {
+  const merchants = [...new Set(payments.map((payment) => payment.publicKey))].map(merchantRecord);
+  const list = (rows: object[]) => (rows.length === 0 ? '[]' : `[\n${rows.map((row) => JSON.stringify(row)).join(',\n')}\n]`);
+  await writeFile(file, `{"version": 2,\n"merchants": ${list(merchants)},\n"payments": ${list(payments)},\n"orders": ${list(orders)}}\n`);
+}
+
+/** A point a test holds a store at: `reached` resolves when the store gets there, and the store goes on once `release()` is called. */
+export interface Hold {
+  reached: Promise<void>;
+  arrive(): void;
+  wait: Promise<void>;
+  release(): void;
+}
+
+/** A new Hold, closed. */
+export function hold(): Hold {
+  let arrive = () => {};
+  let release = () => {};
+  const reached = new Promise<void>((resolve) => (arrive = resolve));
+  const wait = new Promise<void>((resolve) => (release = resolve));
+  return { reached, arrive, wait, release };
+}
