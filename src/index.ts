@@ -41,7 +41,7 @@ export interface SandboxOptions {
   publicUrl?: string;
   /** folders of extra scenario files, tried after the shipped catalogue */
   scenarioFolders?: string[];
-  /** changes logged between two snapshots of the store file; default 10 000 */
+  /** the fewest logged changes before the log is folded into a new snapshot of the store file: it is folded once it holds as many changes as the snapshot holds records, and at least this many; default 10 000 */
   snapshotEvery?: number;
   /** requests the journal keeps; default DEFAULT_JOURNAL_SIZE */
   journalSize?: number;
