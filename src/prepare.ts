@@ -4,6 +4,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { prepareCatalogue } from './scenarios/prepared-catalogue.js';
+import { prepareStoreValidators } from './store/validators.js';
 import { disagreements } from './validation/agreement.js';
 import { parseDocument, validatorModules } from './validation/document.js';
 import { loadOperations } from './validation/operations.js';
@@ -27,3 +28,4 @@ for (const document of DOCUMENTS) {
   }
 }
 await prepareCatalogue();
+await prepareStoreValidators();
