@@ -93,9 +93,10 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
     getHealth: (_req, res) => {
       const state = deps.state();
       // A store that cannot write answers no payment: a health check must see it (README, "Storage").
-      const { writable: canWrite, error } = store.health();
+      const { writable: canWrite, error, snapshotError } = store.health();
       if (state === 'ok' && !canWrite) return void res.status(503).json({ status: 'store-unavailable', error });
-      res.status(state === 'ok' ? 200 : 503).json({ status: state });
+      // Writes still work when folds fail; the answer says so without failing the health check.
+      res.status(state === 'ok' ? 200 : 503).json(state === 'ok' && snapshotError ? { status: state, snapshotError } : { status: state });
     },
     getReadiness: async (_req, res) => {
       const checks = { documents: true, catalogue: selector.engine.scenarios.length > 0, store: await writable(store, deps.dataFile) };
