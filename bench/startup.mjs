@@ -1,0 +1,76 @@
+// Benchmark: start-up time. Over --runs interleaved runs (the order rotating),
+// spawns each server pinned to core 0 and polls it from core 1 every
+// --interval ms, timing spawn to its first ready answer:
+//   sandbox  node bin/payments-sandbox.js --in-memory --port P: first 200 on GET /__sandbox/health
+//   Prism    prism mock openapi/payments-api.yaml: first answer (any status) on GET /payments/query/STARTUP-PROBE
+//   express  bench/peers/express-echo.mjs: first 200 on GET /health
+// and times `node bin/payments-sandbox.js --help` and `... scenarios list`
+// from spawn to exit. Prints median, min and max of each, and the ratios
+// sandbox/express and sandbox/Prism of the medians.
+// Usage: npm run bench:startup -- [--runs 10] [--interval 3]
+// Prints figures; it asserts nothing.
+import { parseArgs } from 'node:util';
+import { freePort } from './support/http.mjs';
+import { killChildrenOnExit, pinSelf, spawnPinned } from './support/processes.mjs';
+import { fixed, max, median, min, printMachine, printTable } from './support/report.mjs';
+import { SANDBOX_BIN, SERVERS, startServer } from './support/servers.mjs';
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '10' },
+    interval: { type: 'string', default: '3' },
+  },
+});
+const runs = Number(values.runs);
+const intervalMs = Number(values.interval);
+
+killChildrenOnExit();
+pinSelf(1);
+printMachine('Start-up: spawn to the first ready answer, and CLI commands from spawn to exit');
+console.log(`  runs:     ${runs}, interleaved; process on core 0, poller on core 1 every ${intervalMs} ms; times include node's own start and taskset's exec`);
+console.log('');
+
+async function serverStart(kind) {
+  const server = await startServer(kind, { port: await freePort(), intervalMs });
+  await server.stop();
+  return { ms: server.readyMs, status: server.readyStatus };
+}
+
+async function commandRun(args) {
+  const since = process.hrtime.bigint();
+  const child = spawnPinned(0, process.execPath, [SANDBOX_BIN, ...args]);
+  const { code, signal } = await child.exited;
+  const ms = Number(process.hrtime.bigint() - since) / 1e6;
+  if (code !== 0) console.log(`  ! payments-sandbox ${args.join(' ')} exited with ${code ?? signal}: ${child.tail.slice(-300)}`);
+  return { ms, status: `exit ${code ?? signal}` };
+}
+
+const MEASURES = [
+  { key: 'sandbox', label: 'sandbox --in-memory', until: SERVERS.memory.ready.what, run: () => serverStart('memory') },
+  { key: 'prism', label: 'Prism mock', until: SERVERS.prism.ready.what, run: () => serverStart('prism') },
+  { key: 'express', label: 'express echo', until: SERVERS.express.ready.what, run: () => serverStart('express') },
+  { key: 'help', label: 'sandbox --help', until: 'exit', run: () => commandRun(['--help']) },
+  { key: 'list', label: 'sandbox scenarios list', until: 'exit', run: () => commandRun(['scenarios', 'list']) },
+];
+const times = Object.fromEntries(MEASURES.map(({ key }) => [key, []]));
+const answers = Object.fromEntries(MEASURES.map(({ key }) => [key, new Set()]));
+for (let run = 1; run <= runs; run += 1) {
+  const shift = (run - 1) % MEASURES.length;
+  const line = [];
+  for (const measure of [...MEASURES.slice(shift), ...MEASURES.slice(0, shift)]) {
+    const { ms, status } = await measure.run();
+    times[measure.key].push(ms);
+    answers[measure.key].add(status);
+    line.push(`${measure.key} ${fixed(ms)} ms`);
+  }
+  console.log(`  run ${run}: ${line.join(', ')}`);
+}
+
+console.log('');
+printTable(
+  ['what', 'median ms', 'min ms', 'max ms', 'measured until', 'answers seen'],
+  MEASURES.map(({ key, label, until }) => [label, fixed(median(times[key])), fixed(min(times[key])), fixed(max(times[key])), until, [...answers[key]].join(', ')]),
+);
+console.log('');
+const ratio = (a, b) => fixed(median(times[a]) / median(times[b]), 2);
+console.log(`  ratios of medians: sandbox / express echo ${ratio('sandbox', 'express')}, sandbox / Prism mock ${ratio('sandbox', 'prism')}`);

@@ -1,0 +1,76 @@
+// The servers the benchmarks start, each spawned pinned to a core and timed
+// from spawn to its first ready answer:
+//   express  bench/peers/express-echo.mjs, ready at the first 200 on GET /health
+//   prism    Prism's mock of openapi/payments-api.yaml (logs at error level only),
+//            ready at its first answer of any status on the documented
+//            GET /payments/query/{paymentReference}; it serves the paths without /api/v2
+//   disk     the sandbox with its store on disk (--data FILE), ready at the first 200 on /__sandbox/health
+//   memory   the sandbox in memory (--in-memory), ready likewise
+import { fileURLToPath } from 'node:url';
+import { waitForUrl } from './http.mjs';
+import { exchangeKey } from './initiate.mjs';
+import { killTree, spawnPinned } from './processes.mjs';
+
+const path = (relative) => fileURLToPath(new URL(`../../${relative}`, import.meta.url));
+export const SANDBOX_BIN = path('bin/payments-sandbox.js');
+const PRISM_CLI = path('node_modules/@stoplight/prism-cli/dist/index.js');
+const ECHO = path('bench/peers/express-echo.mjs');
+const DOCUMENT = path('openapi/payments-api.yaml');
+
+const SANDBOX_READY = { path: '/__sandbox/health', what: 'first 200 on GET /__sandbox/health' };
+
+export const SERVERS = {
+  express: {
+    name: 'express echo',
+    args: (port) => [ECHO, '--port', port],
+    ready: { path: '/health', what: 'first 200 on GET /health' },
+    apiPrefix: '/api/v2',
+    // The echo checks no token.
+    token: async () => 'echo',
+  },
+  prism: {
+    name: 'Prism mock',
+    args: (port) => [PRISM_CLI, 'mock', DOCUMENT, '-p', port, '-h', '127.0.0.1', '-v', 'error'],
+    ready: {
+      path: '/payments/query/STARTUP-PROBE',
+      headers: { authorization: 'Bearer probe' },
+      accept: () => true,
+      what: 'first answer (any status) on GET /payments/query/STARTUP-PROBE',
+    },
+    apiPrefix: '',
+    token: exchangeKey,
+  },
+  disk: {
+    name: 'sandbox (disk)',
+    args: (port, { dataFile }) => [SANDBOX_BIN, '--port', port, '--data', dataFile],
+    ready: SANDBOX_READY,
+    apiPrefix: '/api/v2',
+    token: exchangeKey,
+  },
+  memory: {
+    name: 'sandbox (memory)',
+    args: (port) => [SANDBOX_BIN, '--port', port, '--in-memory'],
+    ready: SANDBOX_READY,
+    apiPrefix: '/api/v2',
+    token: exchangeKey,
+  },
+};
+
+/**
+ * Spawns one of SERVERS pinned to `core` and waits until it is ready.
+ * @returns { name, child, base, apiBase, readyMs (spawn to ready answer), readyStatus, token(), stop() }
+ */
+export async function startServer(kind, { port, dataFile, core = 0, intervalMs = 3 }) {
+  const server = SERVERS[kind];
+  const base = `http://127.0.0.1:${port}`;
+  const since = process.hrtime.bigint();
+  const child = spawnPinned(core, process.execPath, server.args(String(port), { dataFile }));
+  try {
+    const { ms, status } = await waitForUrl(`${base}${server.ready.path}`, { since, child, intervalMs, accept: server.ready.accept, headers: server.ready.headers });
+    const apiBase = `${base}${server.apiPrefix}`;
+    return { name: server.name, child, base, apiBase, readyMs: ms, readyStatus: status, token: () => server.token(apiBase), stop: () => killTree(child) };
+  } catch (error) {
+    await killTree(child, { signal: 'SIGKILL' });
+    throw error;
+  }
+}
