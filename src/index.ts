@@ -26,6 +26,9 @@ export const PAYMENTS_API_DOCUMENT = fileURLToPath(new URL('../openapi/payments-
 /** The OpenAPI document of the control API under /__sandbox, shipped in openapi/. */
 export const CONTROL_API_DOCUMENT = fileURLToPath(new URL('../openapi/control-api.yaml', import.meta.url));
 
+/** The hosts that mean "listen on every interface": links cannot name them (README, "Configuration"). */
+export const EVERY_INTERFACE = new Set(['0.0.0.0', '::', '[::]']);
+
 /** How many requests the journal keeps when `journalSize` is not given, and its memory bound when `journalMaxBytes` is not (32 MiB, `--journal-max-mb 32`). */
 export { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE };
 
@@ -160,13 +163,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const server = createServer({ requireHostHeader: false }, app);
   tolerateTrailingBytes(server);
   const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => resolve());
+    });
+  } catch (error) {
+    // A taken port or an unknown host: the store opened for this start must be let go of.
+    await store.close().catch(() => undefined);
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  publicUrl = (options.publicUrl ?? url).replace(/\/+$/, '');
+  // Every interface is no address to hand out: links name this machine, which is what a client here can reach.
+  publicUrl = (options.publicUrl ?? (EVERY_INTERFACE.has(host) ? `http://localhost:${port}` : url)).replace(/\/+$/, '');
   allowedHosts.addListening(host);
   allowedHosts.addUrl(publicUrl);
   let tls: TlsListeners | undefined;

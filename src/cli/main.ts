@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { SandboxOptions } from '../index.js';
@@ -6,6 +7,9 @@ import { caDirOption, tlsBanner, tlsHosts } from './tls-options.js';
 import { hostName } from '../http/host-guard.js';
 
 // Each sub-command loads what it needs when it runs: `--help` and `scenarios list` never load the server.
+
+/** The package's version, as `--version` prints it. */
+const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
 /** The store file used when neither --data nor --in-memory is given: in the working directory. */
 export const DEFAULT_DATA_FILE = 'payments-sandbox.json';
@@ -50,7 +54,7 @@ export function program(): Command {
     .addOption(new Option('-p, --port <n>', 'TCP port (0: any free one)').env('PORT').default(4010).argParser(port))
     .addOption(new Option('--host <host>', 'interface to listen on').env('SANDBOX_HOST').default('127.0.0.1'))
     .addOption(new Option('--data <file>', 'JSON store file').env('SANDBOX_DATA').conflicts('inMemory'))
-    .addOption(new Option('--in-memory', 'keep state in memory only').env('SANDBOX_IN_MEMORY'))
+    .addOption(new Option('--in-memory', 'keep state in memory only (env: SANDBOX_IN_MEMORY=1|0, true|false, yes|no)'))
     .addOption(new Option('--public-url <url>', 'base URL of the links it hands out (behind a proxy or in a container)').env('SANDBOX_PUBLIC_URL').argParser(httpUrl))
     .addOption(new Option('--scenarios <dir...>', 'folders of extra scenario files').env('SANDBOX_SCENARIOS'))
     .addOption(new Option('--scenario <name>', 'force a scenario on every request it applies to (a sticky override)').env('SANDBOX_SCENARIO'))
@@ -59,13 +63,15 @@ export function program(): Command {
     .addOption(new Option('--allowed-host <name>', 'a Host name it answers to beside localhost, --host and --public-url (repeatable; env: comma-separated)').env('SANDBOX_ALLOWED_HOSTS').argParser(allowedHosts))
     .addOption(new Option('--control-token <token>', 'require Authorization: Bearer <token> on the control API (all but /__sandbox/health)').env('SANDBOX_CONTROL_TOKEN'))
     .addOption(new Option('--seed <seed>', 'seed of random draws (probabilistic scenarios, ranged delays), to repeat a run').env('SANDBOX_SEED'))
-    .addOption(new Option('--strict', "refuse with 400 INPUT what the spec's types forbid but the provider's clients send (a number amount, a null field)").env('SANDBOX_STRICT'))
+    .addOption(new Option('--strict', "refuse with 400 INPUT what the spec's types forbid but the provider's clients send (a number amount, a null field) (env: SANDBOX_STRICT=1|0)"))
     .addOption(new Option('--https-port <n>', 'also serve HTTPS, with a certificate from the local CA (0: any free port)').env('SANDBOX_HTTPS_PORT').argParser(port))
     .addOption(new Option('--proxy-port <n>', 'forward proxy that takes the --tls-host names to the sandbox (0: any free port)').env('SANDBOX_PROXY_PORT').argParser(port))
     .addOption(new Option('--tls-host <name>', 'a host name the certificate covers and the proxy reaches (repeatable; env: comma-separated)').env('SANDBOX_TLS_HOSTS').argParser(tlsHosts))
     .addOption(caDirOption())
+    .version(VERSION, '-V, --version', 'print the version')
     .addHelpText('after', EXAMPLES)
-    .showHelpAfterError()
+    // One line and where to look, not thirty lines of help after every mistake.
+    .showHelpAfterError("(run 'payments-sandbox --help' for the options)")
     // Options after a subcommand are the subcommand's: `scenarios list --scenarios DIR` must reach `list`.
     .enablePositionalOptions()
     .action((flags: Flags) => serve(flags));
@@ -116,10 +122,14 @@ async function serve(flags: Flags): Promise<void> {
   if (flags.tlsHost?.length && flags.httpsPort === undefined && flags.proxyPort === undefined) {
     fail('--tls-host names hosts for HTTPS: add --https-port <n> or --proxy-port <n>');
   }
+  // Commander would take any value of a boolean variable as true, SANDBOX_IN_MEMORY=0 included.
+  const inMemory = flags.inMemory ?? envFlag('SANDBOX_IN_MEMORY');
+  const strict = flags.strict ?? envFlag('SANDBOX_STRICT');
+  if (inMemory && flags.data !== undefined) fail('--data and --in-memory (or SANDBOX_IN_MEMORY) cannot be used together: keep one');
   const options: SandboxOptions = {
     port: flags.port,
     host: flags.host,
-    dataFile: flags.inMemory ? undefined : resolve(flags.data ?? DEFAULT_DATA_FILE),
+    dataFile: inMemory ? undefined : resolve(flags.data ?? DEFAULT_DATA_FILE),
     publicUrl: flags.publicUrl,
     scenarioFolders: flags.scenarios?.map((folder) => resolve(folder)),
     scenario: flags.scenario,
@@ -128,26 +138,32 @@ async function serve(flags: Flags): Promise<void> {
     allowedHosts: flags.allowedHost,
     controlToken: flags.controlToken || undefined,
     seed: flags.seed,
-    strict: flags.strict,
+    strict,
     httpsPort: flags.httpsPort,
     proxyPort: flags.proxyPort,
     tlsHosts: flags.tlsHost,
     caDir: flags.caDir === undefined ? undefined : resolve(flags.caDir),
   };
-  const { CatalogueError, CertificateAuthorityError, sampleKeyPair, startSandbox, StoreOpenError } = await import('../index.js');
+  const { CatalogueError, CertificateAuthorityError, EVERY_INTERFACE, sampleKeyPair, startSandbox, StoreOpenError } = await import('../index.js');
   let sandbox;
   try {
     sandbox = await startSandbox(options);
   } catch (error) {
     if (error instanceof StoreOpenError || error instanceof CatalogueError || error instanceof CertificateAuthorityError || /^unknown scenario/.test((error as Error).message)) fail((error as Error).message);
+    const listening = listenProblem(error, options);
+    if (listening) fail(listening, 2);
     throw error;
   }
   const keys = sampleKeyPair();
+  // On every interface, the addresses shown are this machine's: 0.0.0.0 is nowhere a client can go.
+  const everywhere = EVERY_INTERFACE.has(options.host ?? '') && options.publicUrl === undefined;
+  const origin = everywhere ? sandbox.publicUrl : sandbox.url;
+  const listening = everywhere ? `\n  listening     ${sandbox.url} (every interface); links use localhost: --public-url names this machine for others` : '';
   console.log(`payments-sandbox is serving the Payments API v2
 
-  API base      ${sandbox.apiBase}
-  links base    ${sandbox.publicUrl}
-  control API   ${sandbox.url}/__sandbox  (health: ${sandbox.url}/__sandbox/health)
+  API base      ${origin}/api/v2
+  links base    ${sandbox.publicUrl}${listening}
+  control API   ${origin}/__sandbox  (health: ${origin}/__sandbox/health)
   store         ${options.dataFile ?? '(in memory)'}
   seed          ${sandbox.seed}${options.scenario ? `\n  scenario      ${options.scenario} (sticky override)` : ''}${tlsBanner(sandbox, options.tlsHosts)}
 
@@ -155,7 +171,7 @@ async function serve(flags: Flags): Promise<void> {
     public key  ${keys.publicKey}
     secret key  ${keys.secretKey}
   Get a token:
-    curl -s ${sandbox.apiBase}/encrypt/keys -H 'Content-Type: application/json' -d '{"key":"${keys.secretKey}.${keys.publicKey}"}'
+    curl -s ${origin}/api/v2/encrypt/keys -H 'Content-Type: application/json' -d '{"key":"${keys.secretKey}.${keys.publicKey}"}'
 `);
   const stop = (signal: string) => {
     console.log(`payments-sandbox: ${signal}, closing`);
@@ -171,9 +187,34 @@ async function serve(flags: Flags): Promise<void> {
   process.once('SIGTERM', () => stop('SIGTERM'));
 }
 
-function fail(message: string): never {
+function fail(message: string, code = 1): never {
   console.error(`payments-sandbox: ${message}`);
-  process.exit(1);
+  process.exit(code);
+}
+
+/**
+ * Reads a boolean environment variable: 1/true/yes or 0/false/no, in any
+ * case; unset or empty is undefined. Anything else stops the start-up.
+ */
+function envFlag(name: string): boolean | undefined {
+  const value = process.env[name]?.trim().toLowerCase();
+  if (value === undefined || value === '') return undefined;
+  if (['1', 'true', 'yes'].includes(value)) return true;
+  if (['0', 'false', 'no'].includes(value)) return false;
+  fail(`${name}=${process.env[name]} is neither 1/true/yes nor 0/false/no`);
+}
+
+// A listener that could not start, in one line that names the port or host and what to do.
+function listenProblem(error: unknown, options: SandboxOptions): string | undefined {
+  const { code, port } = error as { code?: string; port?: number };
+  const flag = port !== undefined && port === options.httpsPort ? '--https-port' : port !== undefined && port === options.proxyPort ? '--proxy-port' : '--port';
+  const host = options.host ?? '127.0.0.1';
+  if (code === 'EADDRINUSE') return `port ${port} on ${host} is already in use (4010 is Prism's default too): stop what uses it, or pick another with ${flag} <n> (0: any free port)`;
+  if (code === 'EACCES') return `port ${port} on ${host} needs privileges this user does not have: pick a port above 1023 with ${flag} <n>`;
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL') {
+    return `cannot listen on --host ${host}: it is not an address of this machine (${code}); use 127.0.0.1, 0.0.0.0 (every interface), :: or one of this machine's addresses`;
+  }
+  return undefined;
 }
 
 function port(value: string): number {

@@ -1,16 +1,52 @@
 import { hasOutcome, operationsOf, type Scenario } from '../scenarios/catalogue.js';
 
+/** The widest line `scenarioTable` writes: a terminal of 100 columns shows it without wrapping. */
+export const TABLE_WIDTH = 100;
+
 /**
- * The catalogue as a plain-text table: name, how it is triggered (by the
- * request's values, or only by header/override), what it answers, and its
- * description.
+ * The catalogue as plain text of at most TABLE_WIDTH columns: per scenario,
+ * its name, then how it is triggered (by the request's values, or only by
+ * header/override), what it answers, and its description, each wrapped
+ * under the name. `scenarios list --json` gives every field whole.
  */
 export function scenarioTable(scenarios: readonly Scenario[]): string {
-  const rows = scenarios.map((scenario) => [scenario.name, trigger(scenario), outcome(scenario), scenario.description]);
-  const header = ['NAME', 'TRIGGER', 'ANSWERS', 'DESCRIPTION'];
-  const widths = header.slice(0, 3).map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => (column < 3 ? cell.padEnd(widths[column]!) : cell)).join('  ');
-  return [line(header), ...rows.map(line)].join('\n');
+  const blocks = scenarios.map((scenario) =>
+    [
+      scenario.name,
+      ...wrap(trigger(scenario), '  trigger:  ', ' '.repeat(12)),
+      ...wrap(outcome(scenario), '  answers:  ', ' '.repeat(12)),
+      ...wrap(scenario.description, '  ', '  '),
+    ].join('\n'),
+  );
+  return blocks.join('\n\n');
+}
+
+// Words moved to the next line at TABLE_WIDTH; a word longer than a line (a JSON condition) is cut.
+function wrap(text: string, first: string, rest: string): string[] {
+  const lines: string[] = [];
+  let line = first;
+  let empty = true;
+  for (let word of text.split(/\s+/).filter((part) => part !== '')) {
+    while (word !== '') {
+      const room = TABLE_WIDTH - line.length - (empty ? 0 : 1);
+      if (word.length <= room) {
+        line += (empty ? '' : ' ') + word;
+        empty = false;
+        word = '';
+      } else if (!empty) {
+        lines.push(line);
+        line = rest;
+        empty = true;
+      } else {
+        line += word.slice(0, room);
+        word = word.slice(room);
+        lines.push(line);
+        line = rest;
+      }
+    }
+  }
+  if (!empty) lines.push(line);
+  return lines;
 }
 
 function trigger(scenario: Scenario): string {

@@ -49,16 +49,21 @@ async function badScenarioFolder(): Promise<string> {
 const shipped = await loadCatalogue();
 
 describe('payments-sandbox scenarios list', () => {
-  it('prints every scenario of the shipped catalogue, one a line, and exits 0', { timeout: TIMEOUT }, async () => {
+  it('prints every scenario of the shipped catalogue within 100 columns, and exits 0', { timeout: TIMEOUT }, async () => {
     const { code, stdout, stderr } = await finished(['scenarios', 'list']);
     expect(code, stderr).toBe(0);
-    const lines = stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^NAME\s+TRIGGER\s+ANSWERS\s+DESCRIPTION$/);
-    const names = lines.slice(1).map((line) => line.split(/\s+/)[0]);
-    expect(names).toEqual(shipped.map((scenario) => scenario.name));
-    const declined = lines.find((line) => line.startsWith('card-declined '))!;
-    expect(declined).toContain('S12 Transaction Failed');
-    expect(lines.find((line) => line.startsWith('hang '))).toContain('header/override');
+    const blocks = stdout.trimEnd().split('\n\n');
+    for (const line of stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(100);
+    expect(blocks.map((block) => block.split('\n')[0])).toEqual(shipped.map((scenario) => scenario.name));
+    const declined = blocks.find((block) => block.startsWith('card-declined\n'))!;
+    expect(declined).toMatch(/^  answers: {2}S12 Transaction Failed/m);
+    expect(blocks.find((block) => block.startsWith('hang\n'))).toMatch(/^  trigger: {2}header\/override$/m);
+    // Wrapped, the words are all there: each description reads back whole.
+    for (const scenario of shipped) {
+      const block = blocks.find((candidate) => candidate.startsWith(`${scenario.name}\n`))!;
+      const text = block.split('\n').filter((line) => /^ {2}[^ ]/.test(line) && !/^ {2}(trigger|answers):/.test(line)).map((line) => line.trim()).join(' ');
+      expect(text).toBe(scenario.description.split(/\s+/).join(' ').trim());
+    }
   });
 
   it('--json prints the catalogue as parseable JSON', { timeout: TIMEOUT }, async () => {
