@@ -112,8 +112,11 @@ export const missingParameter = (field: string): ApiError =>
   providerError(400, `Invalid/Missing parameters = ${field}`, 'invalid-parameters');
 
 /** 400 No authorised transaction found for this reference: refund or cancel of a payment never paid (external-api.yml, 400Response11). */
-export const noAuthorisedTransaction = (): ApiError =>
-  providerError(400, 'No authorised transaction found for this reference', 'no-authorised-transaction');
+export const noAuthorisedTransaction = (reason?: string): ApiError => {
+  const error = providerError(400, 'No authorised transaction found for this reference', 'no-authorised-transaction');
+  if (reason !== undefined) error.headers['X-Sandbox-Reason'] = reason;
+  return error;
+};
 
 /**
  * 403 Bad credentials: Basic credentials of refund and cancel that name no

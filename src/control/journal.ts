@@ -23,6 +23,8 @@ export interface JournalEntry {
   status: number;
   /** the rule that decided the answer (the X-Sandbox-Scenario header) */
   scenario?: string;
+  /** why the payment refused what was asked (X-Sandbox-Reason), when it did */
+  reason?: string;
   fault?: string;
   /** what the request needed beyond the spec's types (X-Sandbox-Warnings; README, "Accepted beyond the spec") */
   warnings?: string[];
@@ -194,6 +196,8 @@ function keptForm(entry: JournalEntry): JournalEntry {
     path: boundName(entry.path, TEXT_MAX),
     publicKey: entry.publicKey === undefined ? undefined : boundName(entry.publicKey),
     paymentReference: entry.paymentReference === undefined ? undefined : boundName(entry.paymentReference),
+    // It quotes a paymentReference, which a client chose: bounded and redacted like one.
+    reason: entry.reason === undefined ? undefined : boundName(entry.reason, TEXT_MAX),
     warnings: boundWarnings(entry.warnings),
     request: { headers: boundHeaders(entry.request.headers), query: boundQuery(entry.request.query), body: boundBody(entry.request.body) },
     response: entry.response === undefined ? undefined : { body: boundBody(entry.response.body) },

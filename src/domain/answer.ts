@@ -20,6 +20,8 @@ export interface Answer {
   body: Envelope;
   /** the name of the deciding rule, sent as X-Sandbox-Scenario */
   scenario: string;
+  /** why the payment refused what was asked, sent as X-Sandbox-Reason (src/domain/state-machine.ts, refusalReason) */
+  reason?: string;
 }
 
 /** Absolute URLs of the sandbox's own pages, built on the public base URL (`--public-url`). */
@@ -82,8 +84,8 @@ export function envelope(code: string, message: string, fields: Record<string, u
  * A refusal decided by the payment state machine rather than the catalogue:
  * S12 "Transaction Failed" with empty payments (README, "Where the spec is silent").
  */
-export function refused(rule: string): Answer {
-  return { scenario: rule, body: envelope('S12', 'Transaction Failed', { payments: {} }) };
+export function refused(rule: string, reason: string): Answer {
+  return { scenario: rule, reason, body: envelope('S12', 'Transaction Failed', { payments: {} }) };
 }
 
 /** An answer the domain decides itself, not a catalogue rule (README decisions: RR, the state machine's refusals). */

@@ -3,7 +3,7 @@ import { inputError, noAuthorisedTransaction, notFound } from '../errors.js';
 import type { OperationId, Variant } from '../model/operations.js';
 import type { Scenario } from '../scenarios/catalogue.js';
 import { answered, answerWith, refused, type Answer, type OperationContext } from './answer.js';
-import { refusalOf, transition, type PaymentEvent } from './state-machine.js';
+import { refusalOf, refusalReason, transition, type PaymentEvent } from './state-machine.js';
 import { linkingReferenceOf } from './merchants.js';
 import { normaliseAmount, toMinor, toNumber } from '../model/money.js';
 import type { Payment, PaymentMethod, StoredCard, TransferAccount } from '../model/records.js';
@@ -80,7 +80,8 @@ export function answerCreating(ctx: OperationContext, record: Payment, details: 
   const made = transition(ctx.store, current, { type: 'create', record, status: state }, { code, message, scenario: rule.name, now: ctx.now() });
   if (made.refused) {
     const byValues = ctx.selection.byValues;
-    return answerWith(byValues.then.state ? REUSED_REFERENCE : byValues, () => ({}));
+    const answer = answerWith(byValues.then.state ? REUSED_REFERENCE : byValues, () => ({}));
+    return { ...answer, reason: refusalReason(made.refused, current, { type: 'create', record, status: state }, 'created') };
   }
   return answerWith(rule, () => details(made.payment, true));
 }
@@ -162,7 +163,10 @@ export function completePayment(ctx: OperationContext, operation: 'validatePayme
   }
   const details = { paymentReference: payment.paymentReference, linkingReference, authoption: [] };
   const rule = ctx.selection.rule;
-  if (payment.status !== 'PENDING') return alreadyProcessed(details);
+  if (payment.status !== 'PENDING') {
+    const doing = operation === 'validatePayment' ? 'validated' : 'completed with an OTP';
+    return { ...alreadyProcessed(details), reason: refusalReason('not-pending', payment, { type: 'settle', status: 'SUCCESSFUL' }, doing) };
+  }
   return answerWith(rule, (outcome) => {
     if (outcome.state && settled(ctx, payment, { type: 'settle', status: outcome.state }, rule.name, outcome).refused) {
       throw new Error('a pending payment refused a completion');
@@ -186,7 +190,9 @@ const alreadyProcessed = (details: Record<string, unknown>): Answer =>
  */
 export function refundPayment(ctx: OperationContext, body: Body): Answer {
   const payment = paymentNamed(ctx, body);
-  if (payment.status !== 'SUCCESSFUL' && payment.status !== 'REFUNDED') throw noAuthorisedTransaction();
+  if (payment.status !== 'SUCCESSFUL' && payment.status !== 'REFUNDED') {
+    throw noAuthorisedTransaction(refusalReason('not-paid', payment, { type: 'refund', amountMinor: 0 }, 'refunded'));
+  }
   if (body.currency !== undefined && body.currency !== payment.currency) {
     throw inputError(`currency ${String(body.currency)} is not the currency of payment ${payment.paymentReference} (${payment.currency})`);
   }
@@ -194,7 +200,9 @@ export function refundPayment(ctx: OperationContext, body: Body): Answer {
   const rule = ctx.selection.rule;
   // Checked before the rule answers: no rule can approve a refund the payment does not allow.
   const refusal = refusalOf(payment, { type: 'refund', amountMinor });
-  if (refusal) return refused(refusal === 'fully-refunded' ? 'refund-not-allowed' : 'refund-exceeds-amount');
+  if (refusal) {
+    return refused(refusal === 'fully-refunded' ? 'refund-not-allowed' : 'refund-exceeds-amount', refusalReason(refusal, payment, { type: 'refund', amountMinor }, 'refunded'));
+  }
   return answerWith(rule, (outcome) => {
     let stored = payment;
     if (outcome.state === 'REFUNDED') stored = settled(ctx, payment, { type: 'refund', amountMinor }, rule.name, outcome).payment ?? payment;
@@ -211,7 +219,8 @@ export function refundPayment(ctx: OperationContext, body: Body): Answer {
  */
 export function cancelPayment(ctx: OperationContext, body: Body): Answer {
   const payment = paymentNamed(ctx, body);
-  if (refusalOf(payment, { type: 'cancel' })) return refused('cancel-not-allowed');
+  const refusal = refusalOf(payment, { type: 'cancel' });
+  if (refusal) return refused('cancel-not-allowed', refusalReason(refusal, payment, { type: 'cancel' }, 'cancelled'));
   const rule = ctx.selection.rule;
   return answerWith(rule, (outcome) => {
     const stored = outcome.state ? (settled(ctx, payment, outcome.state === 'CANCELLED' ? { type: 'cancel' } : { type: 'settle', status: outcome.state }, rule.name, outcome).payment ?? payment) : payment;

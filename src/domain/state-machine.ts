@@ -98,6 +98,36 @@ export function refusalOf(current: Payment | undefined, event: PaymentEvent): Re
   return 'not-pending';
 }
 
+/** The response header that carries `refusalReason`, for the developer (README, "Where the spec is silent"). */
+export const REASON_HEADER = 'X-Sandbox-Reason';
+
+/**
+ * Why a payment refused an event, for the developer: the answer keeps the
+ * spec's code and message for clients (S12 Transaction Failed, RR, the
+ * provider's 400), and this sentence goes to X-Sandbox-Reason and the
+ * journal, e.g. "payment SB-1 is SUCCESSFUL; only a PENDING payment can be validated".
+ * @param doing what the request asked, in the passive: `validated`, `cancelled`, `refunded`...
+ */
+export function refusalReason(refusal: Refusal, payment: Payment | undefined, event: PaymentEvent, doing: string): string {
+  const named = payment ? `payment ${payment.paymentReference}` : 'the payment';
+  switch (refusal) {
+    case 'reference-used':
+      return `paymentReference ${payment?.paymentReference ?? ''} is already used by a ${payment?.status ?? ''} payment of this merchant`;
+    case 'not-pending':
+      return payment ? `${named} is ${payment.status}; only a PENDING payment can be ${doing}` : `there is no such payment to be ${doing}`;
+    case 'not-paid':
+      return `${named} is ${payment?.status ?? 'unknown'}; only a SUCCESSFUL payment can be ${doing}`;
+    case 'fully-refunded':
+      return `${named} is already refunded in full (${payment?.amount ?? ''} ${payment?.currency ?? ''})`;
+    case 'exceeds-amount': {
+      const asked = event.type === 'refund' ? fromMinor(event.amountMinor) : '';
+      if (event.type === 'refund' && event.amountMinor <= 0) return `a refund of ${asked} refunds nothing`;
+      const left = payment ? fromMinor(toMinor(payment.amount) - toMinor(payment.refundedAmount)) : '0.00';
+      return `a refund of ${asked} is more than the ${left} ${payment?.currency ?? ''} left of ${named}`;
+    }
+  }
+}
+
 function nextRecord(current: Payment | undefined, event: PaymentEvent, outcome: Outcome): Payment {
   const { code, message, scenario, now } = outcome;
   switch (event.type) {

@@ -39,6 +39,7 @@ export function journalRecorder(deps: { journal: Journal; store: Store; now: () 
         operation: res.locals.operation as string | undefined,
         status: res.locals.fault ? 0 : res.statusCode,
         scenario: (res.getHeader('x-sandbox-scenario') as string | undefined) ?? undefined,
+        reason: (res.getHeader('x-sandbox-reason') as string | undefined) ?? undefined,
         fault: res.locals.fault as string | undefined,
         warnings: res.locals.warnings as string[] | undefined,
         durationMs: Number(process.hrtime.bigint() - started) / 1e6,
