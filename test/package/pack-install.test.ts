@@ -1,0 +1,72 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { accountPayment } from '../support/sandbox.js';
+import { ROOT, within } from '../support/process.js';
+
+/**
+ * The package as a new user gets it: packed, installed in an empty folder
+ * with production dependencies only, started with npx, and used for a key
+ * exchange and a payment. It prints the tarball's size and file count.
+ */
+
+const run = promisify(execFile);
+const folders: string[] = [];
+afterAll(async () => {
+  for (const folder of folders) await rm(folder, { recursive: true, force: true });
+});
+
+describe('the packed package', () => {
+  it('installs with production dependencies only in an empty folder, and serves with npx', { timeout: 240_000 }, async () => {
+    const packed = await mkdtemp(join(tmpdir(), 'payments-sandbox-pack-'));
+    const consumer = await mkdtemp(join(tmpdir(), 'payments-sandbox-consumer-'));
+    folders.push(packed, consumer);
+    // `npm test` built dist/ already: packing again must not rebuild it under the other tests' feet.
+    const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', packed], { cwd: ROOT });
+    const [report] = JSON.parse(stdout) as Array<{ filename: string; size: number; unpackedSize: number; entryCount: number; files: Array<{ path: string }> }>;
+    const paths = report!.files.map((file) => file.path);
+    console.log(`tarball ${report!.filename}: ${(report!.size / 1024).toFixed(1)} KiB packed, ${(report!.unpackedSize / 1024).toFixed(1)} KiB unpacked, ${report!.entryCount} files`);
+    expect(paths).toContain('LICENSE');
+    expect(paths).toContain('dist/prepared/payments-api.json');
+    expect(paths.filter((path) => path.endsWith('.map'))).toEqual([]);
+    expect(paths.filter((path) => path.startsWith('src/') && !path.startsWith('src/pages/assets/'))).toEqual([]);
+
+    await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
+    const started = Date.now();
+    const installed = await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', join(packed, report!.filename)], { cwd: consumer });
+    console.log(`npm install --omit=dev: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    // No install script asks to be approved: the package is built when packed.
+    expect(installed.stderr).not.toMatch(/install-scripts|prepare/);
+    expect((await stat(join(consumer, 'node_modules/payments-sandbox/dist/index.js'))).isFile()).toBe(true);
+    expect(await readdir(join(consumer, 'node_modules'))).not.toContain('vitest');
+
+    const child = spawn('npx', ['--no-install', 'payments-sandbox', '--in-memory', '--port', '0'], { cwd: consumer, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    try {
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+      const bannerShown = new Promise<void>((done, fail) => {
+        child.stdout.on('data', () => /curl -s \S+/.test(out) && done());
+        child.once('exit', (code) => fail(new Error(`npx payments-sandbox exited ${code}`)));
+      });
+      await within(bannerShown, 30_000, 'the banner of npx payments-sandbox');
+      const apiBase = /API base\s+(\S+)/.exec(out)![1]!;
+      const publicKey = /public key\s+(\S+)/.exec(out)![1]!;
+      const keyBody = /-d '([^']+)'/.exec(out)![1]!;
+      const keys = await fetch(`${apiBase}/encrypt/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: keyBody });
+      const token = ((await keys.json()) as any).data.EncryptedSecKey.encryptedKey as string;
+      const initiated = await fetch(`${apiBase}/payments/initiates`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify(accountPayment({ publicKey, paymentReference: 'SBREF-PACKED-1' })),
+      });
+      expect(initiated.status).toBe(200);
+      expect(((await initiated.json()) as any).data.code).toBe('20');
+    } finally {
+      // npx starts the sandbox as its child: the whole group goes.
+      process.kill(-child.pid!, 'SIGTERM');
+    }
+  });
+});
