@@ -43,6 +43,21 @@ describe('the packed package', () => {
     expect((await stat(join(consumer, 'node_modules/payments-sandbox/dist/index.js'))).isFile()).toBe(true);
     expect(await readdir(join(consumer, 'node_modules'))).not.toContain('vitest');
 
+    // A strict TypeScript user of startSandbox, who checks every library's types too.
+    await writeFile(join(consumer, 'index.ts'), [
+      "import { startSandbox, sampleKeyPair, type Payment } from 'payments-sandbox';",
+      'const sandbox = await startSandbox({ port: 0 });',
+      'const payments: Payment[] = sandbox.store.payments(sampleKeyPair().publicKey);',
+      'console.log(sandbox.apiBase, payments.length);',
+      'await sandbox.close();',
+    ].join('\n'));
+    await writeFile(join(consumer, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, noEmit: true, types: ['node'] },
+      files: ['index.ts'],
+    }));
+    const typecheck = await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: consumer }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }));
+    expect(typecheck.stdout).toBe('');
+
     const child = spawn('npx', ['--no-install', 'payments-sandbox', '--in-memory', '--port', '0'], { cwd: consumer, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     try {
       let out = '';
