@@ -154,6 +154,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     state: () => state,
     allowedHosts,
     controlToken: options.controlToken,
+    documents: { 'payments-api': PAYMENTS_API_DOCUMENT, 'control-api': CONTROL_API_DOCUMENT },
+    publicUrl: () => publicUrl,
     links: {
       authenticate: (linkingReference) => `${publicUrl}/pages/authenticate/${encodeURIComponent(linkingReference)}`,
       checkout: (linkingReference) => `${publicUrl}/pages/checkout/${encodeURIComponent(linkingReference)}`,

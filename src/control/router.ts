@@ -11,6 +11,7 @@ import { checkRequest, requestToCheck } from '../validation/check-request.js';
 import { controlToken, sameOriginJson } from './guards.js';
 import { operationId, type HttpOperation } from '../validation/operations.js';
 import { documentedQueryOnly, documentedRules } from './constraints.js';
+import { documentReader, type ServedDocuments } from './documents.js';
 import type { Journal } from './journal.js';
 import { journalCursor, journalCursorId, pageOfRows, pageRequest } from './paging.js';
 import { paymentView, scenarioView } from './views.js';
@@ -29,6 +30,10 @@ export interface ControlDependencies {
   state: () => 'starting' | 'ok' | 'stopping';
   /** the bearer token every control request but the health check must carry (`--control-token`); absent: none */
   controlToken?: string;
+  /** the OpenAPI documents GET /openapi/{document} serves */
+  documents: ServedDocuments;
+  /** the base URL links are built on, which the served documents name as their server */
+  publicUrl: () => string;
 }
 
 type Handler = (req: Request, res: Response) => Promise<void> | void;
@@ -89,7 +94,12 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
     if (found.length > 1) throw inputError(`paymentReference ${reference} is used by more than one merchant: add ?publicKey=`);
     return found[0]!;
   };
+  const document = documentReader(deps.documents, deps.publicUrl);
   return {
+    getApiDocument: async (req, res) => {
+      const { type, text } = await document(String(req.params.document));
+      res.type(type).send(text);
+    },
     getHealth: (_req, res) => {
       const state = deps.state();
       // A store that cannot write answers no payment: a health check must see it (README, "Storage").
