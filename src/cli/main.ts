@@ -94,6 +94,16 @@ export function program(): Command {
       console.log(flags.json ? JSON.stringify(scenarios, null, 2) : scenarioTable(scenarios));
     });
   command
+    .command('healthcheck')
+    .description("exit 0 when the sandbox on this machine answers 200 on /__sandbox/health, else 1 (a container's HEALTHCHECK, without curl)")
+    .addOption(new Option('-p, --port <n>', 'the port it listens on').env('PORT').default(4010).argParser(port))
+    .option('--timeout <ms>', 'how long to wait for the answer', positive, 3000)
+    .action(async (flags: { port: number; timeout: number }) => {
+      const { checkHealth } = await import('./healthcheck.js');
+      const problem = await checkHealth(flags.port, flags.timeout);
+      if (problem) fail(problem);
+    });
+  command
     .command('ca')
     .description("print the local CA certificate's path, creating the CA if needed (for NODE_EXTRA_CA_CERTS=$(payments-sandbox ca))")
     .addOption(caDirOption())
