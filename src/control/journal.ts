@@ -38,6 +38,8 @@ export interface JournalQuery {
   path?: string;
   publicKey?: string;
   paymentReference?: string;
+  /** the HTTP status answered (0: no answer, a fault) */
+  status?: number;
   limit?: number;
 }
 
@@ -48,6 +50,7 @@ interface Held {
   path: string;
   publicKey?: string;
   paymentReference?: string;
+  status: number;
   text: string;
   bytes: number;
 }
@@ -58,7 +61,7 @@ export const DEFAULT_JOURNAL_MAX_BYTES = 32 * 1024 * 1024;
 /** Bytes charged per entry beside its text: the held record and its filter fields. */
 const ENTRY_OVERHEAD = 256;
 
-const EVICTED: Held = { id: 0, path: '', text: '', bytes: 0 };
+const EVICTED: Held = { id: 0, path: '', status: 0, text: '', bytes: 0 };
 
 /** A journal bounded in entries and in bytes; the oldest entries go first. */
 export class Journal {
@@ -67,6 +70,7 @@ export class Journal {
   private start = 0;
   private lastId = 0;
   private total = 0;
+  private droppedCount = 0;
 
   /**
    * @param capacity how many entries are kept at most (`--journal-size`)
@@ -92,18 +96,31 @@ export class Journal {
     const text = JSON.stringify(kept);
     // V8 keeps a string with any character beyond Latin-1 at two bytes a character.
     const bytes = text.length * (/[^\u0000-\u00ff]/.test(text) ? 2 : 1) + ENTRY_OVERHEAD;
-    this.held.push({ id: kept.id, path: kept.path, publicKey: kept.publicKey, paymentReference: kept.paymentReference, text, bytes });
+    this.held.push({ id: kept.id, path: kept.path, publicKey: kept.publicKey, paymentReference: kept.paymentReference, status: kept.status, text, bytes });
     this.total += bytes;
     while (this.count > this.capacity || (this.total > this.maxBytes && this.count > 1)) {
       this.total -= this.held[this.start]!.bytes;
       // The slot lets go of the entry at once; the array itself is compacted now and then.
       this.held[this.start++] = EVICTED;
+      this.droppedCount += 1;
     }
     if (this.start > 1024 && this.start * 2 > this.held.length) {
       this.held = this.held.slice(this.start);
       this.start = 0;
     }
     return kept;
+  }
+
+  /**
+   * How many held entries match, for a test's "the client called refund
+   * exactly once" (WireMock's verify): the journal is bounded, so `dropped`
+   * says how many entries it let go of since the start, which a count cannot see.
+   */
+  tally(filter: Omit<JournalQuery, 'limit'>): { count: number; dropped: number } {
+    const matches = matcher(filter);
+    let count = 0;
+    for (let index = this.start; index < this.held.length; index += 1) if (matches(this.held[index]!)) count += 1;
+    return { count, dropped: this.droppedCount };
   }
 
   /** How many entries are held now (at most `capacity`). */
@@ -186,7 +203,8 @@ function matcher(filter: JournalQuery): (entry: Held) => boolean {
   return (entry) =>
     (path === undefined || entry.path === path) &&
     (publicKey === undefined || entry.publicKey === publicKey) &&
-    (paymentReference === undefined || entry.paymentReference === paymentReference);
+    (paymentReference === undefined || entry.paymentReference === paymentReference) &&
+    (filter.status === undefined || entry.status === filter.status);
 }
 
 // Every field a client could make large or fill with secrets is bounded and redacted here, the one way in.

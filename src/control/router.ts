@@ -142,6 +142,11 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
       const next = page.more ? journalCursor(page.entries.at(-1)!.id) : undefined;
       res.json({ capacity: journal.capacity, maxBytes: journal.maxBytes, bytes: journal.bytes, count: page.entries.length, total: page.total, limit, next, requests: page.entries });
     },
+    countRequests: (req, res) => {
+      const text = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : undefined);
+      const status = text('status');
+      res.json(journal.tally({ path: text('path'), publicKey: text('publicKey'), paymentReference: text('paymentReference'), status: status === undefined ? undefined : Number(status) }));
+    },
     clearRequests: (req, res) => {
       journal.clear(merchantOf(req));
       res.status(204).end();
