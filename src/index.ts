@@ -52,6 +52,8 @@ export interface SandboxOptions {
   journalMaxBytes?: number;
   /** Host names answered beside the loopback ones, `publicUrl`'s host, `host` and `tlsHosts` (`--allowed-host`) */
   allowedHosts?: string[];
+  /** answer browser clients of any origin on the Payments API: preflights, and Access-Control-Allow-Origin (`--cors`); off by default */
+  cors?: boolean;
   /** a bearer token every control API request but /__sandbox/health must carry (`--control-token`) */
   controlToken?: string;
   /** seed of the random draws (probabilistic rules, ranged delays); default a random one, shown in `Sandbox.seed` */
@@ -154,6 +156,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     state: () => state,
     allowedHosts,
     controlToken: options.controlToken,
+    cors: options.cors ?? false,
     documents: { 'payments-api': PAYMENTS_API_DOCUMENT, 'control-api': CONTROL_API_DOCUMENT },
     publicUrl: () => publicUrl,
     links: {

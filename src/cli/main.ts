@@ -41,6 +41,7 @@ interface Flags {
   controlToken?: string;
   seed?: string;
   strict?: boolean;
+  cors?: boolean;
   httpsPort?: number;
   proxyPort?: number;
   tlsHost?: string[];
@@ -63,6 +64,7 @@ export function program(): Command {
     .addOption(new Option('--allowed-host <name>', 'a Host name it answers to beside localhost, --host and --public-url (repeatable; env: comma-separated)').env('SANDBOX_ALLOWED_HOSTS').argParser(allowedHosts))
     .addOption(new Option('--control-token <token>', 'require Authorization: Bearer <token> on the control API (all but /__sandbox/health)').env('SANDBOX_CONTROL_TOKEN'))
     .addOption(new Option('--seed <seed>', 'seed of random draws (probabilistic scenarios, ranged delays), to repeat a run').env('SANDBOX_SEED'))
+    .addOption(new Option('--cors', 'answer browser clients of any origin on the Payments API (preflights, Access-Control-Allow-Origin) (env: SANDBOX_CORS=1|0)'))
     .addOption(new Option('--strict', "refuse with 400 INPUT what the spec's types forbid but the provider's clients send (a number amount, a null field) (env: SANDBOX_STRICT=1|0)"))
     .addOption(new Option('--https-port <n>', 'also serve HTTPS, with a certificate from the local CA (0: any free port)').env('SANDBOX_HTTPS_PORT').argParser(port))
     .addOption(new Option('--proxy-port <n>', 'forward proxy that takes the --tls-host names to the sandbox (0: any free port)').env('SANDBOX_PROXY_PORT').argParser(port))
@@ -135,6 +137,7 @@ async function serve(flags: Flags): Promise<void> {
   // Commander would take any value of a boolean variable as true, SANDBOX_IN_MEMORY=0 included.
   const inMemory = flags.inMemory ?? envFlag('SANDBOX_IN_MEMORY');
   const strict = flags.strict ?? envFlag('SANDBOX_STRICT');
+  const corsOn = flags.cors ?? envFlag('SANDBOX_CORS');
   if (inMemory && flags.data !== undefined) fail('--data and --in-memory (or SANDBOX_IN_MEMORY) cannot be used together: keep one');
   const options: SandboxOptions = {
     port: flags.port,
@@ -149,6 +152,7 @@ async function serve(flags: Flags): Promise<void> {
     controlToken: flags.controlToken || undefined,
     seed: flags.seed,
     strict,
+    cors: corsOn,
     httpsPort: flags.httpsPort,
     proxyPort: flags.proxyPort,
     tlsHosts: flags.tlsHost,

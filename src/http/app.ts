@@ -1,3 +1,4 @@
+import cors from 'cors';
 import express, { type Express, type RequestHandler } from 'express';
 import { notFound } from '../errors.js';
 import { controlRouter, type ControlDependencies } from '../control/router.js';
@@ -16,7 +17,12 @@ export type AppDependencies = ApiDependencies &
   ControlDependencies & {
     /** the Host names it answers to; default the loopback names only */
     allowedHosts?: AllowedHosts;
+    /** answer browsers of any origin on the Payments API (`--cors`); off by default */
+    cors?: boolean;
   };
+
+/** The headers a browser client may read: the sandbox's own, which say how a request was answered. */
+export const EXPOSED_HEADERS = ['X-Sandbox-Scenario', 'X-Sandbox-Warnings', 'X-Sandbox-Reason', 'X-Sandbox-Detail', 'X-Sandbox-Delay'];
 
 /**
  * The sandbox's express app: the Payments API, the pages, the control API,
@@ -51,6 +57,8 @@ export function createApp(deps: AppDependencies): Express {
     '/pages',
     onFirstUse(async () => (await import('../pages/router.js')).pagesRouter({ store: deps.store, engine: deps.selector.engine, now: deps.now })),
   );
+  // A merchant's browser code calls the Payments API from its own origin; the control API stays same-origin.
+  if (deps.cors) app.use(API_BASE, cors({ origin: true, exposedHeaders: EXPOSED_HEADERS, maxAge: 600 }));
   app.use(API_BASE, apiRouter(deps));
   // Every other target, `*` and other forms no route pattern matches included.
   app.use((req) => {
