@@ -8,6 +8,7 @@ import seedrandom from 'seedrandom';
 import { createApp, API_BASE } from './http/app.js';
 import { tolerateTrailingBytes } from './http/client-errors.js';
 import { HungConnections } from './http/faults.js';
+import { requestLog, type LogFormat, type LogLevel } from './http/request-log.js';
 import { Journal } from './control/journal.js';
 import { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE } from './defaults.js';
 import { AllowedHosts } from './http/host-guard.js';
@@ -52,6 +53,12 @@ export interface SandboxOptions {
   journalMaxBytes?: number;
   /** Host names answered beside the loopback ones, `publicUrl`'s host, `host` and `tlsHosts` (`--allowed-host`) */
   allowedHosts?: string[];
+  /** what the request log writes on stdout (`--log-level`): default `silent` here, `info` from the CLI */
+  logLevel?: LogLevel;
+  /** how it writes it (`--log-format`): `pretty`, one line for a person (the default), or `json` */
+  logFormat?: LogFormat;
+  /** where the log goes; default stdout */
+  logDestination?: NodeJS.WritableStream;
   /** answer browser clients of any origin on the Payments API: preflights, and Access-Control-Allow-Origin (`--cors`); off by default */
   cors?: boolean;
   /** a bearer token every control API request but /__sandbox/health must carry (`--control-token`) */
@@ -139,6 +146,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   // The HTTPS listener and the proxy serve the --tls-host names; the listening and public names are added once known.
   const allowedHosts = new AllowedHosts([...(options.allowedHosts ?? []), ...(options.tlsHosts ?? [])]);
   const store = await Store.open({ file: options.dataFile, snapshotEvery: options.snapshotEvery });
+  const log = await requestLog(options.logLevel ?? 'silent', options.logFormat ?? 'pretty', options.logDestination);
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes ?? DEFAULT_JOURNAL_MAX_BYTES);
   const hung = new HungConnections();
   let state: 'starting' | 'ok' | 'stopping' = 'starting';
@@ -157,6 +165,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     allowedHosts,
     controlToken: options.controlToken,
     cors: options.cors ?? false,
+    log,
     documents: { 'payments-api': PAYMENTS_API_DOCUMENT, 'control-api': CONTROL_API_DOCUMENT },
     publicUrl: () => publicUrl,
     links: {
@@ -252,3 +261,4 @@ export { ScenarioEngine } from './scenarios/engine.js';
 export { ApiError } from './errors.js';
 export { CertificateAuthorityError, defaultCaDir } from './tls/ca-folder.js';
 export type { Payment, Order, PaymentStatus } from './model/records.js';
+export type { LogFormat, LogLevel } from './http/request-log.js';

@@ -5,6 +5,7 @@
 //            ready at its first answer of any status on the documented
 //            GET /payments/query/{paymentReference}; it serves the paths without /api/v2
 //   disk     the sandbox with its store on disk (--data FILE), ready at the first 200 on /__sandbox/health
+//            (both sandboxes log failed answers only, as Prism is run with -v error)
 //   memory   the sandbox in memory (--in-memory), ready likewise
 import { fileURLToPath } from 'node:url';
 import { waitForUrl } from './http.mjs';
@@ -42,14 +43,14 @@ export const SERVERS = {
   },
   disk: {
     name: 'sandbox (disk)',
-    args: (port, { dataFile }) => [SANDBOX_BIN, '--port', port, '--data', dataFile],
+    args: (port, { dataFile }) => [SANDBOX_BIN, '--port', port, '--data', dataFile, '--log-level', 'error'],
     ready: SANDBOX_READY,
     apiPrefix: '/api/v2',
     token: exchangeKey,
   },
   memory: {
     name: 'sandbox (memory)',
-    args: (port) => [SANDBOX_BIN, '--port', port, '--in-memory'],
+    args: (port) => [SANDBOX_BIN, '--port', port, '--in-memory', '--log-level', 'error'],
     ready: SANDBOX_READY,
     apiPrefix: '/api/v2',
     token: exchangeKey,

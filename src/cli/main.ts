@@ -42,6 +42,8 @@ interface Flags {
   seed?: string;
   strict?: boolean;
   cors?: boolean;
+  logLevel: 'silent' | 'error' | 'info' | 'debug';
+  logFormat: 'pretty' | 'json';
   httpsPort?: number;
   proxyPort?: number;
   tlsHost?: string[];
@@ -64,6 +66,8 @@ export function program(): Command {
     .addOption(new Option('--allowed-host <name>', 'a Host name it answers to beside localhost, --host and --public-url (repeatable; env: comma-separated)').env('SANDBOX_ALLOWED_HOSTS').argParser(allowedHosts))
     .addOption(new Option('--control-token <token>', 'require Authorization: Bearer <token> on the control API (all but /__sandbox/health)').env('SANDBOX_CONTROL_TOKEN'))
     .addOption(new Option('--seed <seed>', 'seed of random draws (probabilistic scenarios, ranged delays), to repeat a run').env('SANDBOX_SEED'))
+    .addOption(new Option('--log-level <level>', 'what goes to stdout: nothing, failed answers, one line per request, or the (redacted) bodies too').choices(['silent', 'error', 'info', 'debug']).env('SANDBOX_LOG_LEVEL').default('info'))
+    .addOption(new Option('--log-format <format>', 'one line for a person, or JSON (pino)').choices(['pretty', 'json']).env('SANDBOX_LOG_FORMAT').default('pretty'))
     .addOption(new Option('--cors', 'answer browser clients of any origin on the Payments API (preflights, Access-Control-Allow-Origin) (env: SANDBOX_CORS=1|0)'))
     .addOption(new Option('--strict', "refuse with 400 INPUT what the spec's types forbid but the provider's clients send (a number amount, a null field) (env: SANDBOX_STRICT=1|0)"))
     .addOption(new Option('--https-port <n>', 'also serve HTTPS, with a certificate from the local CA (0: any free port)').env('SANDBOX_HTTPS_PORT').argParser(port))
@@ -153,6 +157,8 @@ async function serve(flags: Flags): Promise<void> {
     seed: flags.seed,
     strict,
     cors: corsOn,
+    logLevel: flags.logLevel,
+    logFormat: flags.logFormat,
     httpsPort: flags.httpsPort,
     proxyPort: flags.proxyPort,
     tlsHosts: flags.tlsHost,

@@ -8,6 +8,7 @@ import { createOrder, listOrders, updateOrders } from '../domain/orders.js';
 import { cancelPayment, completePayment, initiatePayment, refundPayment } from '../domain/payments.js';
 import { queryPayment } from '../domain/status-query.js';
 import { REASON_HEADER } from '../domain/state-machine.js';
+import type { RequestLog } from './request-log.js';
 import { ApiError, methodNotAllowed, notFound } from '../errors.js';
 import type { OperationId } from '../model/operations.js';
 import { SCENARIO_HEADER, type ScenarioSelector, type Selection } from '../scenarios/selector.js';
@@ -30,6 +31,8 @@ export interface ApiDependencies {
   now: () => string;
   /** refuse what only the provider's clients send, as the spec's types say (`--strict`) */
   strict: boolean;
+  /** one line per request (`--log-level`, `--log-format`); absent: no log */
+  log?: RequestLog;
 }
 
 type Body = Record<string, unknown>;

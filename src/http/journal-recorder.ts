@@ -4,6 +4,7 @@ import { merchantOfToken } from '../domain/authentication.js';
 import { parseExchangeKey } from '../domain/merchants.js';
 import type { Store } from '../store/store.js';
 import type { RequestFacts } from './request-facts.js';
+import type { RequestLog } from './request-log.js';
 
 type Body = Record<string, unknown> | undefined;
 
@@ -14,7 +15,7 @@ type Body = Record<string, unknown> | undefined;
  * credentials only a field's name tells are hidden here, and the journal
  * redacts by value and bounds all it keeps.
  */
-export function journalRecorder(deps: { journal: Journal; store: Store; now: () => string }): RequestHandler {
+export function journalRecorder(deps: { journal: Journal; store: Store; now: () => string; log?: RequestLog }): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     const time = deps.now();
@@ -30,7 +31,7 @@ export function journalRecorder(deps: { journal: Journal; store: Store; now: () 
       // The facts of a request that got as far as the selection; a refused one is told by what it carried.
       const facts = res.locals.facts as RequestFacts | undefined;
       const answered = res.locals.responseBody as { data?: { payments?: { paymentReference?: string } } } | undefined;
-      deps.journal.record({
+      const kept = deps.journal.record({
         time,
         method: req.method,
         path,
@@ -47,6 +48,8 @@ export function journalRecorder(deps: { journal: Journal; store: Store; now: () 
         request: { headers: req.headers, query: req.query, body: hideExchangeKey(body) },
         response: res.locals.responseBody === undefined ? undefined : { body: hideIssuedTokens(res.locals.responseBody) },
       });
+      // The log line is written from the journal's kept form: redacted and bounded once, for both.
+      deps.log?.(kept);
     });
     next();
   };

@@ -1,0 +1,86 @@
+import type { JournalEntry } from '../control/journal.js';
+
+/** How much the sandbox logs: nothing, failed answers only, one line per request, or the bodies too. */
+export type LogLevel = 'silent' | 'error' | 'info' | 'debug';
+
+/** How a log line is written: one line for a person, or as JSON (pino's own). */
+export type LogFormat = 'pretty' | 'json';
+
+/** Every log level, in the order `--log-level` lists them. */
+export const LOG_LEVELS: readonly LogLevel[] = ['silent', 'error', 'info', 'debug'];
+
+/** Writes one request as a log line. */
+export type RequestLog = (entry: JournalEntry) => void;
+
+/**
+ * The request log (README, "Logs"): one line per Payments API request, on
+ * stdout, through pino. It is written from the journal's kept form of the
+ * request, so what the journal redacts and bounds (card numbers, CVV, PIN,
+ * keys, tokens, long values) never reaches the log either. An answer that
+ * failed (5xx, or none: a fault) is logged at error level, the others at
+ * info; at debug the line carries the (redacted) bodies too.
+ * @returns undefined for `silent`, which costs nothing per request
+ */
+export async function requestLog(level: LogLevel, format: LogFormat, destination?: NodeJS.WritableStream): Promise<RequestLog | undefined> {
+  if (level === 'silent') return undefined;
+  const { pino } = await import('pino');
+  // pino's own writer, buffered: a line a request must not cost a system call each. What is
+  // buffered is written at least every FLUSH_EVERY_MS, and before the process exits.
+  const stream = destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  if (destination === undefined) flushNowAndThen(stream as ReturnType<typeof pino.destination>);
+  const logger = format === 'json' ? pino({ level, base: undefined }, stream) : undefined;
+  return (entry) => {
+    const failed = entry.status === 0 || entry.status >= 500;
+    if (!failed && level === 'error') return;
+    const code = codeOf(entry);
+    const ms = Math.round(entry.durationMs * 10) / 10;
+    const answered = entry.status === 0 ? `no answer (${entry.fault ?? 'fault'})` : String(entry.status);
+    const message = [entry.method, entry.path, answered, code ?? '-', entry.scenario ?? '-', `${ms}ms`, entry.paymentReference ?? ''].join(' ').trimEnd();
+    if (!logger) {
+      // One line for a person: the time, the level, the sentence.
+      stream.write(`[${clock(entry.time)}] ${failed ? 'ERROR' : 'INFO'}: ${message}${level === 'debug' ? ` ${JSON.stringify({ request: entry.request, response: entry.response })}` : ''}\n`);
+      return;
+    }
+    const fields = {
+      method: entry.method,
+      path: entry.path,
+      status: entry.status,
+      code,
+      scenario: entry.scenario,
+      reason: entry.reason,
+      ms,
+      paymentReference: entry.paymentReference,
+      publicKey: entry.publicKey,
+      ...(level === 'debug' ? { request: entry.request, response: entry.response } : {}),
+    };
+    logger[failed ? 'error' : 'info'](fields, message);
+  };
+}
+
+/** How long a log line may wait in the buffer, in milliseconds. */
+const FLUSH_EVERY_MS = 200;
+
+function flushNowAndThen(stream: { flush: (cb?: (error?: Error) => void) => void; flushSync: () => void }): void {
+  setInterval(() => stream.flush(() => undefined), FLUSH_EVERY_MS).unref();
+  process.once('exit', () => {
+    try {
+      stream.flushSync();
+    } catch {
+      // A closed stdout has nowhere to take the last lines.
+    }
+  });
+}
+
+// HH:MM:ss.mmm of an ISO time, in local time as a person reads it.
+function clock(iso: string): string {
+  const time = new Date(iso);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${two(time.getHours())}:${two(time.getMinutes())}:${two(time.getSeconds())}.${String(time.getMilliseconds()).padStart(3, '0')}`;
+}
+
+// The result code of a 200 envelope, or the error of an HTTP error body.
+function codeOf(entry: JournalEntry): string | undefined {
+  const body = entry.response?.body as { data?: { code?: unknown }; error?: unknown } | undefined;
+  const code = body?.data?.code ?? body?.error;
+  return typeof code === 'string' ? code : undefined;
+}
