@@ -31,6 +31,26 @@ function askForToken() {
   $('#control-token').focus();
 }
 
+// A public key is long: its start tells merchants apart, the whole of it is in the tooltip.
+function merchantCell(publicKey) {
+  const td = cell(publicKey ? `${publicKey.slice(0, 18)}…` : '', 'nowrap');
+  if (publicKey) td.title = publicKey;
+  return td;
+}
+
+// A journal entry's request and response, as the journal keeps them (redacted), opened on demand.
+function detailsCell(entry) {
+  const td = document.createElement('td');
+  const details = document.createElement('details');
+  const summary = document.createElement('summary');
+  summary.textContent = 'Open';
+  const pre = document.createElement('pre');
+  pre.textContent = JSON.stringify({ request: entry.request, response: entry.response, reason: entry.reason }, null, 2);
+  details.append(summary, pre);
+  td.append(details);
+  return td;
+}
+
 function cell(text, className) {
   const td = document.createElement('td');
   td.textContent = text ?? '';
@@ -176,7 +196,8 @@ async function loadPayments() {
         button('Fail', 'small danger', () => complete('failure', 'failed')),
       );
     }
-    tr.append(cell(p.paymentReference), cell(p.method), cell(p.status, `status-${p.status}`), cell(`${p.code} ${p.message}`), cell(`${p.currency} ${p.amount}`, 'num'), cell(p.scenario), settle);
+    const refunded = p.refundedAmount && Number(p.refundedAmount) > 0 ? `${p.currency} ${p.refundedAmount}` : '';
+    tr.append(cell(p.paymentReference), merchantCell(p.publicKey), cell(p.method), cell(p.status, `status status-${p.status}`), cell(`${p.code} ${p.message}`), cell(`${p.currency} ${p.amount}`, 'num nowrap'), cell(refunded, 'num nowrap refunded'), cell(p.scenario), settle);
     return tr;
   }));
 }
@@ -194,7 +215,7 @@ async function loadJournal() {
   const requests = await readPage('requests');
   fill('#journal', requests.map((r) => {
     const tr = document.createElement('tr');
-    tr.append(cell(r.time.slice(11, 19)), cell(`${r.method} ${r.path}`), cell(r.status === 0 ? `no answer (${r.fault ?? 'fault'})` : String(r.status)), cell(r.scenario), cell(r.paymentReference), cell((r.warnings ?? []).join('; '), r.warnings ? 'warnings' : undefined));
+    tr.append(cell(r.time.slice(11, 19), 'nowrap'), cell(`${r.method} ${r.path}`, 'nowrap'), cell(r.status === 0 ? `no answer (${r.fault ?? 'fault'})` : String(r.status)), cell(r.scenario), merchantCell(r.publicKey), cell(r.paymentReference), cell((r.warnings ?? []).join('; '), r.warnings ? 'warnings' : undefined), detailsCell(r));
     return tr;
   }));
 }
@@ -232,6 +253,12 @@ for (const nav of document.querySelectorAll('nav.pager')) {
   });
 }
 $('#refresh').addEventListener('click', () => guarded(refresh));
+// Polling the control API, for a QA person watching traffic arrive; off until asked for.
+let polling;
+$('#auto-refresh').addEventListener('change', (event) => {
+  clearInterval(polling);
+  if (event.target.checked) polling = setInterval(() => guarded(refresh), 2000);
+});
 $('#reset-merchant').addEventListener('click', () => guarded(async () => {
   if (!merchant()) throw new Error('choose a merchant first');
   await call('POST', `/reset${query()}`);
