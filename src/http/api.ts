@@ -9,6 +9,7 @@ import { cancelPayment, completePayment, initiatePayment, refundPayment } from '
 import { queryPayment } from '../domain/status-query.js';
 import { REASON_HEADER } from '../domain/state-machine.js';
 import type { RequestLog } from './request-log.js';
+import { headerSafe } from './render-error.js';
 import { ApiError, methodNotAllowed, notFound } from '../errors.js';
 import type { OperationId } from '../model/operations.js';
 import { SCENARIO_HEADER, type ScenarioSelector, type Selection } from '../scenarios/selector.js';
@@ -191,8 +192,8 @@ function answer(deps: ApiDependencies, operate: (ctx: OperationContext, facts: R
     if (!deps.store.merchant(facts.merchant.publicKey)) deps.store.putMerchant(facts.merchant);
     await deps.store.commit();
     res.set('X-Sandbox-Scenario', result.scenario);
-    // A reference can carry any text: the header keeps printable ASCII only, or setting it would throw.
-    if (result.reason !== undefined) res.set(REASON_HEADER, result.reason.replace(/[^\x20-\x7e]/g, '?'));
+    // A reference can carry any text: the reason is made header-safe as the error renderer's details are.
+    if (result.reason !== undefined) res.set(headerSafe({ [REASON_HEADER]: result.reason }));
     const action = selection.action;
     const delay = delayMs(action?.delay, deps.selector.engine.random);
     if (delay > 0) res.set('X-Sandbox-Delay', String(delay));

@@ -36,8 +36,7 @@ function toApiError(error: unknown): ApiError {
   return internalError();
 }
 
-// A detail can quote what a client sent (a parser's message about a control character):
-// a header value keeps printable ASCII only, or setting it would throw.
-function headerSafe(headers: Record<string, string>): Record<string, string> {
+/** Header values as they can be set: printable ASCII only, anything else `?` (a detail or reason can quote what a client sent, and setting anything else would throw). */
+export function headerSafe(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, value.replace(/[^\x20-\x7e]/g, '?')]));
 }

@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import type { RequestToCheck } from './operations.js';
 import type { Violation } from './violations.js';
 
 /**
@@ -38,14 +39,6 @@ export type CompiledValidator = ((data: unknown) => boolean) & { errors?: ErrorO
 /** The validators of a plan, by name. */
 export type Validators = Record<string, CompiledValidator>;
 
-/** A request as the check sees it. Header names lower case. */
-export interface PlannedRequest {
-  path: string;
-  query: Record<string, unknown>;
-  headers: Record<string, string>;
-  body: unknown;
-}
-
 /** A checker for one operation: its path matcher is built once, never per request. */
 export class CompiledCheck {
   private readonly pathMatcher: RegExp | undefined;
@@ -66,7 +59,7 @@ export class CompiledCheck {
   }
 
   /** Violations of a request, in prism's order (body, query, path); empty when it conforms. */
-  violations(request: PlannedRequest): Violation[] {
+  violations(request: RequestToCheck): Violation[] {
     const found: Violation[] = [];
     this.checkBody(request, found);
     const query = this.plan.query;
@@ -76,7 +69,7 @@ export class CompiledCheck {
     return found;
   }
 
-  private checkBody(request: PlannedRequest, found: Violation[]): void {
+  private checkBody(request: RequestToCheck, found: Violation[]): void {
     const body = this.plan.body;
     // Any falsy body counts as absent for the required check, as in prism.
     if (body?.required && !request.body) {
