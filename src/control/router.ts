@@ -11,7 +11,7 @@ import { checkRequest, requestToCheck } from '../validation/check-request.js';
 import { controlToken, sameOriginJson } from './guards.js';
 import { operationId, type HttpOperation } from '../validation/operations.js';
 import { documentedQueryOnly, documentedRules } from './constraints.js';
-import { documentReader, type ServedDocuments } from './documents.js';
+import { DOCUMENT_PATHS, documentReader, type ServedDocuments } from './documents.js';
 import type { Journal } from './journal.js';
 import { journalCursor, journalCursorId, pageOfRows, pageRequest } from './paging.js';
 import { paymentView, scenarioView } from './views.js';
@@ -48,8 +48,8 @@ type Handler = (req: Request, res: Response) => Promise<void> | void;
  */
 export function controlRouter(deps: ControlDependencies): Router {
   const router = express.Router();
-  // Container health checks poll /health without credentials.
-  router.use(sameOriginJson(), controlToken(deps.controlToken, ['/health']));
+  // Container health checks poll /health without credentials; the API reference reads the documents without them.
+  router.use(sameOriginJson(), controlToken(deps.controlToken, ['/health', ...DOCUMENT_PATHS]));
   router.use(express.json({ limit: '100kb' }));
   const handlers = controlHandlers(deps);
   for (const operation of deps.controlOperations) {

@@ -48,13 +48,16 @@ describe('the served OpenAPI documents', () => {
 });
 
 describe('the served documents behind a control token', () => {
-  it('asks for the token like every control request but health', async () => {
+  it('serves them without the token, like health: they are the files the package ships, and the API reference reads them', async () => {
     const guarded = await startSandbox({ port: 0, controlToken: 'qa-token' });
     try {
-      expect((await fetch(`${guarded.url}/__sandbox/openapi/payments-api.yaml`)).status).toBe(401);
-      const allowed = await fetch(`${guarded.url}/__sandbox/openapi/payments-api.yaml`, { headers: { authorization: 'Bearer qa-token' } });
-      expect(allowed.status).toBe(200);
-      expect(parse(await allowed.text()).servers[0].url).toBe(`${guarded.url}/api/v2`);
+      for (const name of ['payments-api.yaml', 'payments-api.json', 'control-api.yaml', 'control-api.json']) {
+        expect((await fetch(`${guarded.url}/__sandbox/openapi/${name}`)).status, name).toBe(200);
+      }
+      expect(parse(await (await fetch(`${guarded.url}/__sandbox/openapi/payments-api.yaml`)).text()).servers[0].url).toBe(`${guarded.url}/api/v2`);
+      // Only those four: any other name is a control request like the rest.
+      expect((await fetch(`${guarded.url}/__sandbox/openapi/secrets.yaml`)).status).toBe(401);
+      expect((await fetch(`${guarded.url}/__sandbox/openapi/secrets.yaml`, { headers: { authorization: 'Bearer qa-token' } })).status).toBe(400);
     } finally {
       await guarded.close();
     }
