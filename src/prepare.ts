@@ -3,6 +3,7 @@
 // fails the build when the prepared validators and prism disagree.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { prepareRenderer } from './pages/reference.js';
 import { prepareCatalogue } from './scenarios/prepared-catalogue.js';
 import { prepareStoreValidators } from './store/validators.js';
 import { disagreements } from './validation/agreement.js';
@@ -29,3 +30,4 @@ for (const document of DOCUMENTS) {
 }
 await prepareCatalogue();
 await prepareStoreValidators();
+await prepareRenderer();

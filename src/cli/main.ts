@@ -184,6 +184,8 @@ async function serve(flags: Flags): Promise<void> {
   API base      ${origin}/api/v2
   links base    ${sandbox.publicUrl}${listening}
   control API   ${origin}/__sandbox  (health: ${origin}/__sandbox/health)
+  dashboard     ${origin}/__sandbox/
+  API reference ${origin}/__sandbox/docs
   store         ${options.dataFile ?? '(in memory)'}
   seed          ${sandbox.seed}${options.scenario ? `\n  scenario      ${options.scenario} (sticky override)` : ''}${tlsBanner(sandbox, options.tlsHosts)}
 

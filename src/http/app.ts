@@ -52,6 +52,8 @@ export function createApp(deps: AppDependencies): Express {
       };
     }),
   );
+  // The API reference is static too: Swagger UI in the browser, reading the documents the control API serves.
+  app.use(`${CONTROL_BASE}/docs`, onFirstUse(async () => (await import('../pages/reference.js')).referenceRouter()));
   app.use(CONTROL_BASE, controlRouter(deps));
   app.use(
     '/pages',

@@ -240,6 +240,12 @@ describe('a sandbox started with a control token', () => {
     expect(page.text).toMatch(/<input id="control-token" type="password"/);
   });
 
+  it('answers the API reference page without it, which reads the documents that need none (documents.test.ts)', async () => {
+    const reference = await get('/docs');
+    expect(reference.status).toBe(200);
+    expect(reference.text).toContain('<script src="/__sandbox/docs/swagger-ui-bundle.js" defer></script>');
+  });
+
   it('answers every other control request 401 without it or with another, with a Bearer challenge', async () => {
     for (const authorization of [undefined, 'Bearer nope', `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}`, TOKEN]) {
       for (const path of ['/ready', '/overrides', '/requests']) {

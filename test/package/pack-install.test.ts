@@ -31,6 +31,7 @@ describe('the packed package', () => {
     console.log(`tarball ${report!.filename}: ${(report!.size / 1024).toFixed(1)} KiB packed, ${(report!.unpackedSize / 1024).toFixed(1)} KiB unpacked, ${report!.entryCount} files`);
     expect(paths).toContain('LICENSE');
     expect(paths).toContain('dist/prepared/payments-api.json');
+    expect(paths).toEqual(expect.arrayContaining(['dist/swagger-ui/swagger-ui-bundle.js', 'dist/swagger-ui/swagger-ui.css', 'dist/swagger-ui/LICENSE', 'dist/swagger-ui/NOTICE']));
     expect(paths.filter((path) => path.endsWith('.map'))).toEqual([]);
     expect(paths.filter((path) => path.startsWith('src/') && !path.startsWith('src/pages/assets/'))).toEqual([]);
 
@@ -79,6 +80,11 @@ describe('the packed package', () => {
       });
       expect(initiated.status).toBe(200);
       expect(((await initiated.json()) as any).data.code).toBe('20');
+      // The API reference is served from the installed package, which has no swagger-ui-dist of its own.
+      const reference = /API reference\s+(\S+)/.exec(out)![1]!;
+      expect((await fetch(reference)).status).toBe(200);
+      expect((await fetch(`${reference}/swagger-ui-bundle.js`)).status).toBe(200);
+      expect(await readdir(join(consumer, 'node_modules'))).not.toContain('swagger-ui-dist');
     } finally {
       // npx starts the sandbox as its child: the whole group goes.
       process.kill(-child.pid!, 'SIGTERM');
