@@ -42,7 +42,7 @@ describe('counting the requests the sandbox received', () => {
   });
 
   it('refuses a status that is not a number, or an unknown filter, with 400', async () => {
-    for (const query of [{ status: 'ok' }, { status: '600' }, { verb: 'POST' }]) {
+    for (const query of [{ status: 'ok' }, { status: '600' }, { verb: 'POST' }] as Array<Record<string, string>>) {
       const refused = await count(query);
       expect(refused.status, JSON.stringify(query)).toBe(400);
       expect(refused.body.error).toBe('INPUT');

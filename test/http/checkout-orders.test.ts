@@ -54,7 +54,7 @@ describe('POST /encrypt/hashs without a token (the provider gives it no security
 
 describe('POST /payments (hosted checkout link)', () => {
   it('with the right hash answers a redirectLink on the sandbox and a paymentStatus, and stores a pending payment', async () => {
-    const body = { ...checkoutLink(), publicKey: merchant.publicKey };
+    const body: Record<string, unknown> = { ...checkoutLink(), publicKey: merchant.publicKey };
     const response = await api.as(merchant, 'POST', '/payments', { ...body, hash: expectedHash(body, merchant.secretKey), hashType: 'sha256' });
     expect(response.body.data).toMatchObject({ code: '00', message: 'Successful', payments: { paymentStatus: '08' } });
     expect(response.body.data.payments.redirectLink).toMatch(new RegExp(`^${sandbox.publicUrl}/pages/checkout/SBLNK_[0-9a-f]{20}$`));

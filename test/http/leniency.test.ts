@@ -26,7 +26,7 @@ afterAll(() => sandbox.close());
 const initiate = (body: Record<string, unknown>) => api.as(merchant, 'POST', '/payments/initiates', body);
 const initiateRaw = (json: string) => api.send('POST', '/payments/initiates', undefined, `Bearer ${merchant.token}`, json);
 const stored = (reference: unknown) => sandbox.store.payment(merchant.publicKey, String(reference));
-const warningsOf = (response: { headers: Record<string, string> }) => response.headers['x-sandbox-warnings'];
+const warningsOf = (response: { headers: Record<string, string> }) => response.headers['x-sandbox-warnings'] ?? '';
 
 describe('numbers where the spec sends strings', () => {
   it('reads a number amount and paymentReference as their exact text, with a warning naming each field', async () => {

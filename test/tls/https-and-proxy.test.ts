@@ -78,7 +78,7 @@ describe('the HTTPS listener', () => {
     const answer = await within(
       new Promise<{ status: number; body: string; names: string }>((done, fail) => {
         httpsGet({ host: '127.0.0.1', servername: 'localhost', port, path: '/__sandbox/health', ca }, (res) => {
-          const names = (res.socket as TLSSocket).getPeerCertificate().subjectaltname;
+          const names = (res.socket as TLSSocket).getPeerCertificate().subjectaltname ?? '';
           let body = '';
           res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
           res.on('end', () => done({ status: res.statusCode!, body, names }));
