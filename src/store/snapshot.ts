@@ -98,7 +98,7 @@ export class SnapshotFile {
     // The name lowdb's writer used, so that a file left by an older version is overwritten, not left behind.
     const temporary = join(dirname(this.path), `.${basename(this.path)}.tmp`);
     try {
-      const handle = await open(temporary, 'w');
+      const handle = await open(temporary, 'w', OWNER_ONLY);
       try {
         let unsynced = 0;
         for (const chunk of snapshotChunks(records)) {
@@ -156,6 +156,13 @@ export function* snapshotChunks(records: SnapshotRecords): Generator<string> {
 export function recordCount(records: SnapshotRecords): number {
   return records.merchants.length + records.payments.length + records.orders.length;
 }
+
+/**
+ * The mode of the files the store creates (snapshot, log): its owner's only.
+ * They hold the merchants' test secret keys, which tokens, linkingReferences
+ * and checkout hashes need after a restart (README, "Storage").
+ */
+export const OWNER_ONLY = 0o600;
 
 /** fsyncs a folder, making the names created or renamed in it durable. @throws Error from the disk */
 export function syncFolder(path: string): Promise<void> {

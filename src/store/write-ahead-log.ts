@@ -2,7 +2,7 @@ import { open, readFile, rename, stat, type FileHandle } from 'node:fs/promises'
 import { dirname } from 'node:path';
 import { StoreOpenError } from './errors.js';
 import { changeProblem } from './schema.js';
-import { syncFolder } from './snapshot.js';
+import { OWNER_ONLY, syncFolder } from './snapshot.js';
 import type { Change } from './tables.js';
 
 /** What a log file holds: its complete lines' changes, checked, and the byte counts of those lines and of the whole file. */
@@ -80,7 +80,7 @@ export class WriteAheadLog {
     const { found, changes, complete, total } = await readLog(path);
     let handle: FileHandle | undefined;
     try {
-      handle = await open(path, 'a+');
+      handle = await open(path, 'a+', OWNER_ONLY);
       if (complete !== total) await handle.truncate(complete);
       // A new file's name lives in the folder: synced once, so that what is appended and synced later cannot lose its file.
       if (!found) await syncFolder(dirname(path));
@@ -163,7 +163,7 @@ export class WriteAheadLog {
   async reopen(): Promise<void> {
     if (!this.setAsideOnly) return;
     // 'a+' as at open: every append goes to the end, also after a truncate. A file left by a refused try holds nothing acknowledged.
-    const handle = await open(this.path, 'a+');
+    const handle = await open(this.path, 'a+', OWNER_ONLY);
     try {
       await handle.truncate(0);
       await syncFolder(dirname(this.path));

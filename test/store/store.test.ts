@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, stat, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import type { Payment } from '../../src/model/records.js';
@@ -297,6 +297,19 @@ describe('card data on disk', () => {
       merchant.basic,
     );
     expect(cancelled.body.data).toMatchObject({ code: '00', payments: { status: 'CANCELLED', card: { bin: '512345', last4: '0008' } } });
+  });
+});
+
+describe('file modes', () => {
+  it('creates the snapshot and the log readable and writable by their owner only: they hold the merchants\' test secret keys', async () => {
+    const store = await files.open();
+    store.putMerchant(merchantRecord(PUBLIC_A));
+    await store.commit();
+    const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
+    expect(await modeOf(`${files.file}.wal`)).toBe(0o600);
+    await store.close();
+    expect(await modeOf(files.file)).toBe(0o600);
+    expect(await modeOf(`${files.file}.wal`)).toBe(0o600);
   });
 });
 
