@@ -7,8 +7,8 @@ import { ApiError } from '../errors.js';
 import { ASSETS } from './router.js';
 
 /**
- * The browsable API reference at `/__sandbox/docs` (README, "API
- * reference"): Swagger UI's own browser bundle, from the swagger-ui-dist
+ * The browsable API reference at `/__sandbox/docs` (README, "Pages"):
+ * Swagger UI's own browser bundle, from the swagger-ui-dist
  * package, reading the documents `GET /__sandbox/openapi/{document}` serves.
  * Every file comes from the sandbox: no CDN, no font or script from
  * elsewhere, which a Content-Security-Policy of `'self'` holds the page to.
@@ -45,7 +45,7 @@ export function referenceRouter(): Router {
   // The licence texts have no extension: they are plain text, not a download.
   router.use(express.static(RENDERER, { index: false, setHeaders: (res, path) => !extname(path) && res.type('text/plain') }));
   router.use((req) => {
-    throw new ApiError(404, { message: `No file ${req.path} in the API reference`, error: 'NOT_FOUND' });
+    throw new ApiError(404, { message: `No file ${req.path.slice(0, 100)} in the API reference`, error: 'NOT_FOUND' });
   });
   return router;
 }

@@ -94,3 +94,35 @@ describe('the API reference', { timeout: 30_000 }, () => {
     expect(problems).toEqual([]);
   });
 });
+
+describe('the API reference of a sandbox with a control token', { timeout: 30_000 }, () => {
+  it('reads the documents without the token, and "Authorize" takes it for trying the control API out', async () => {
+    const guarded = await sandboxForTest({ controlToken: 'qa-reference-token' });
+    const tab = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    tab.setDefaultTimeout(10_000);
+    try {
+      await tab.goto(`${guarded.url}/__sandbox/docs?document=control-api`);
+      await tab.waitForSelector('body[data-ready="true"]', { timeout: 20_000 });
+      const operation = tab.locator('#operations-Overrides-listOverrides');
+      await operation.locator('.opblock-summary-control').click();
+      await operation.getByRole('button', { name: 'Try it out' }).click();
+      const execute = async () => {
+        await operation.getByRole('button', { name: 'Execute' }).click();
+        const status = operation.locator('.live-responses-table .response .response-col_status');
+        await status.waitFor();
+        return (await status.textContent())?.trim();
+      };
+      expect(await execute()).toBe('401');
+
+      await tab.locator('.auth-wrapper button.authorize').click();
+      await tab.locator('.auth-container input').fill('qa-reference-token');
+      await tab.locator('.auth-btn-wrapper button.authorize').click();
+      await tab.locator('.auth-btn-wrapper button.btn-done').click();
+      await operation.getByRole('button', { name: 'Clear' }).click();
+      expect(await execute()).toBe('200');
+    } finally {
+      await tab.close();
+      await guarded.close();
+    }
+  });
+});
