@@ -1,4 +1,4 @@
-import { hasOutcome, operationsOf, type Scenario } from '../scenarios/catalogue.js';
+import { hasOutcome, operationsOf, type Scenario } from '../scenarios/scenario.js';
 
 /** The widest line `scenarioTable` writes: a terminal of 100 columns shows it without wrapping. */
 export const TABLE_WIDTH = 100;

@@ -1,5 +1,5 @@
 import type { Payment } from '../model/records.js';
-import { hasOutcome, operationsOf, type Scenario } from '../scenarios/catalogue.js';
+import { hasOutcome, operationsOf, type Scenario } from '../scenarios/scenario.js';
 import { maskCard } from '../redaction/card-numbers.js';
 
 /** A payment as the control API shows it: the card as BIN, last four and a masked number; never its token. */

@@ -1,6 +1,6 @@
 import { ApiError } from '../errors.js';
 import type { Selection } from '../scenarios/selector.js';
-import type { EnvelopeOutcome, Scenario } from '../scenarios/catalogue.js';
+import type { EnvelopeOutcome, Scenario } from '../scenarios/scenario.js';
 import type { Merchant } from '../model/records.js';
 import type { Store } from '../store/store.js';
 

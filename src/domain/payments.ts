@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { inputError, noAuthorisedTransaction, notFound } from '../errors.js';
 import type { OperationId, Variant } from '../model/operations.js';
-import type { Scenario } from '../scenarios/catalogue.js';
+import type { Scenario } from '../scenarios/scenario.js';
 import { answered, answerWith, refused, type Answer, type OperationContext } from './answer.js';
 import { refusalOf, refusalReason, transition, type PaymentEvent } from './state-machine.js';
 import { linkingReferenceOf } from './merchants.js';

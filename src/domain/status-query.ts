@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { processingError } from '../errors.js';
-import type { Scenario } from '../scenarios/catalogue.js';
+import type { Scenario } from '../scenarios/scenario.js';
 import { answerWith, type Answer, type OperationContext } from './answer.js';
 import { toNumber } from '../model/money.js';
 import type { Payment } from '../model/records.js';

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Socket } from 'node:net';
-import type { Delay, Fault } from '../scenarios/catalogue.js';
+import type { Delay, Fault } from '../scenarios/scenario.js';
 
 /** How long a hung request is held before its connection is closed: far past any client's timeout. */
 export const HANG_LIMIT_MS = 10 * 60 * 1000;

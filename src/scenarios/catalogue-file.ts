@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { readFile } from 'node:fs/promises';
-import type { Scenario } from './catalogue.js';
+import type { Scenario } from './scenario.js';
 
 /** The catalogue could not be loaded; the message names the file and the entry. */
 export class CatalogueError extends Error {

@@ -1,7 +1,7 @@
 import { AMOUNT_PATTERN, toMinor } from '../model/money.js';
 import type { Payment } from '../model/records.js';
 import type { OperationId, Variant } from '../model/operations.js';
-import { hasOutcome, type Condition, type Scenario } from './catalogue.js';
+import { hasOutcome, type Condition, type Scenario } from './scenario.js';
 
 /** What the engine knows of a request when it picks a scenario. */
 export interface Facts {

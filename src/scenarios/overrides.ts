@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { OperationId, Variant } from '../model/operations.js';
-import type { Delay, Fault } from './catalogue.js';
+import type { Delay, Fault } from './scenario.js';
 
 /**
  * An override set over the control API: a scenario (and/or a delay or fault)

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Scenario } from './catalogue.js';
+import type { Scenario } from './scenario.js';
 import { catalogueReader } from './catalogue-file.js';
 
 /** The build's copy of the shipped catalogue (dist/prepared/catalogue.json). */

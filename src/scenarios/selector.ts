@@ -1,5 +1,5 @@
 import { inputError } from '../errors.js';
-import { hasOutcome, type Delay, type Fault, type Scenario } from './catalogue.js';
+import { hasOutcome, type Delay, type Fault, type Scenario } from './scenario.js';
 import { appliesTo, type Facts, type ScenarioEngine } from './engine.js';
 import type { OverrideBook } from './overrides.js';
 

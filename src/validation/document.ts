@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import { getHttpOperationsFromSpec } from '@stoplight/prism-http/dist/utils/operations.js';
 import { prismLikeAjv, type AjvKind } from './ajv.js';
-import type { HttpOperation } from './operations.js';
+import type { HttpOperation } from './http-shapes.js';
 import { preparedName, sourceHash } from './prepared.js';
 import type { RequestPlan, Validators } from './request-plan.js';
 import { requestSchemasOf } from './request-schemas.js';

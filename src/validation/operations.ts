@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import type { getHttpOperationsFromSpec } from '@stoplight/prism-http/dist/utils/operations.js';
+import type { HttpOperation, RequestToCheck, ResponseToCheck } from './http-shapes.js';
 import { readPrepared } from './prepared.js';
 import { CompiledCheck } from './request-plan.js';
 import type { Violation } from './violations.js';
@@ -17,24 +17,7 @@ import type { Violation } from './violations.js';
 
 export type { Violation } from './violations.js';
 
-/** One operation of an OpenAPI document, as prism parsed it. */
-export type HttpOperation = Awaited<ReturnType<typeof getHttpOperationsFromSpec>>[number];
-
-/** A request as the validator sees it. Header names must be lower case. */
-export interface RequestToCheck {
-  method: string;
-  path: string;
-  query: Record<string, string | string[]>;
-  headers: Record<string, string>;
-  body: unknown;
-}
-
-/** A response as the validator sees it. */
-export interface ResponseToCheck {
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
-}
+export type { HttpOperation, RequestToCheck, ResponseToCheck } from './http-shapes.js';
 
 const checks = new WeakMap<HttpOperation, CompiledCheck>();
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { HttpOperation } from './operations.js';
+import type { HttpOperation } from './http-shapes.js';
 import type { RequestPlan, Validators } from './request-plan.js';
 
 /** Where the build puts what it prepares from the YAML files (dist/prepared/ of the package). */

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import type { RequestToCheck } from './operations.js';
+import type { RequestToCheck } from './http-shapes.js';
 import type { Violation } from './violations.js';
 
 /**

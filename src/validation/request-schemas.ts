@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { HttpOperation } from './operations.js';
+import type { HttpOperation } from './http-shapes.js';
 import type { RequestPlan } from './request-plan.js';
 import { ajvKindOf, type AjvKind } from './ajv.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalogue, type Sandbox } from '../../src/index.js';
-import { hasOutcome, type ExampleRequest, type Scenario } from '../../src/scenarios/catalogue.js';
+import { hasOutcome, type ExampleRequest, type Scenario } from '../../src/scenarios/scenario.js';
 import { ApiClient, sandboxForTest, type ApiResponse, type TestMerchant } from '../support/sandbox.js';
 
 /**
