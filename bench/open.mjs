@@ -67,8 +67,9 @@ try {
       const started = performance.now();
       const opened = await Store.open({ file });
       contender.times.push(performance.now() - started);
-      const settled = opened.payments(sample.merchant.publicKey).filter((payment) => payment.status === 'SUCCESSFUL').length;
-      if (opened.payments(sample.merchant.publicKey).length !== size) throw new Error(`${contender.name}: opened ${opened.payments(sample.merchant.publicKey).length} payments, not ${size}`);
+      const payments = opened.payments(sample.merchant.publicKey);
+      const settled = payments.filter((payment) => payment.status === 'SUCCESSFUL').length;
+      if (payments.length !== size) throw new Error(`${contender.name}: opened ${payments.length} payments, not ${size}`);
       if (contender.files[1] && settled !== size) throw new Error(`${contender.name}: ${settled} payments settled after the replay, not ${size}`);
       await opened.close();
       await rm(file, { force: true });

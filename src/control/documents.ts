@@ -6,15 +6,15 @@ export interface ServedDocuments {
   'control-api': string;
 }
 
+/** Where each document's API lives under the sandbox's base URL. */
+const MOUNTS: Record<keyof ServedDocuments, string> = { 'payments-api': '/api/v2', 'control-api': '/__sandbox' };
+
 /**
  * The paths under the control base that serve the documents, which ask for
  * no control token: they are the shipped files, and the API reference and
  * tools importing them must read them without one (control-api.yaml, "Access").
  */
-export const DOCUMENT_PATHS: readonly string[] = ['payments-api', 'control-api'].flatMap((name) => [`/openapi/${name}.yaml`, `/openapi/${name}.json`]);
-
-/** Where each document's API lives under the sandbox's base URL. */
-const MOUNTS: Record<keyof ServedDocuments, string> = { 'payments-api': '/api/v2', 'control-api': '/__sandbox' };
+export const DOCUMENT_PATHS: readonly string[] = Object.keys(MOUNTS).flatMap((name) => [`/openapi/${name}.yaml`, `/openapi/${name}.json`]);
 
 /**
  * GET /__sandbox/openapi/{document} (control-api.yaml, getApiDocument): a
