@@ -16,7 +16,7 @@ import { loadCatalogue, SHIPPED_SCENARIOS } from './scenarios/catalogue.js';
 import { ScenarioEngine } from './scenarios/engine.js';
 import { OverrideBook } from './scenarios/overrides.js';
 import { ScenarioSelector } from './scenarios/selector.js';
-import { Store } from './store/store.js';
+import { Store, type SyncLevel } from './store/store.js';
 import { loadOperations, type HttpOperation } from './validation/operations.js';
 import { newTestKeyPair, type KeyPair } from './domain/merchants.js';
 import type { TlsListeners } from './tls/listeners.js';
@@ -47,6 +47,8 @@ export interface SandboxOptions {
   scenarioFolders?: string[];
   /** the fewest logged changes before the log is folded into a new snapshot of the store file: it is folded once it holds as many changes as the snapshot holds records, and at least this many; default 10 000 */
   snapshotEvery?: number;
+  /** when a change on disk is fdatasync'd (`--sync`; README, "Durability levels"): `normal` (the default) within a second, `full` before its answer */
+  sync?: SyncLevel;
   /** requests the journal keeps; default DEFAULT_JOURNAL_SIZE */
   journalSize?: number;
   /** bytes the journal's entries may take together, the oldest dropped beyond it; default DEFAULT_JOURNAL_MAX_BYTES (32 MiB) */
@@ -145,7 +147,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
   // The HTTPS listener and the proxy serve the --tls-host names; the listening and public names are added once known.
   const allowedHosts = new AllowedHosts([...(options.allowedHosts ?? []), ...(options.tlsHosts ?? [])]);
-  const store = await Store.open({ file: options.dataFile, snapshotEvery: options.snapshotEvery });
+  const store = await Store.open({ file: options.dataFile, snapshotEvery: options.snapshotEvery, sync: options.sync });
   const log = await requestLog(options.logLevel ?? 'silent', options.logFormat ?? 'pretty', options.logDestination);
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes ?? DEFAULT_JOURNAL_MAX_BYTES);
   const hung = new HungConnections();
@@ -255,7 +257,7 @@ function isoClock(): () => string {
 /** A fresh test key pair that the sandbox accepts (any well-formed test pair is). */
 export const sampleKeyPair = (): KeyPair => newTestKeyPair(() => randomBytes(8).toString('hex'));
 
-export { Store, StoreOpenError, StoreUnavailableError } from './store/store.js';
+export { Store, StoreOpenError, StoreUnavailableError, SYNC_LEVELS, type SyncLevel } from './store/store.js';
 export { CatalogueError, loadCatalogue } from './scenarios/catalogue.js';
 export { ScenarioEngine } from './scenarios/engine.js';
 export { ApiError } from './errors.js';

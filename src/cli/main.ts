@@ -5,6 +5,7 @@ import type { SandboxOptions } from '../index.js';
 import { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE } from '../defaults.js';
 import { caDirOption, tlsBanner, tlsHosts } from './tls-options.js';
 import { hostName } from '../http/host-guard.js';
+import { SYNC_LEVELS, type SyncLevel } from '../store/sync-level.js';
 
 // Each sub-command loads what it needs when it runs: `--help` and `scenarios list` never load the server.
 
@@ -32,6 +33,7 @@ interface Flags {
   host: string;
   data?: string;
   inMemory?: boolean;
+  sync?: SyncLevel;
   publicUrl?: string;
   scenarios?: string[];
   scenario?: string;
@@ -58,6 +60,12 @@ export function program(): Command {
     .addOption(new Option('--host <host>', 'interface to listen on').env('SANDBOX_HOST').default('127.0.0.1'))
     .addOption(new Option('--data <file>', 'JSON store file').env('SANDBOX_DATA').conflicts('inMemory'))
     .addOption(new Option('--in-memory', 'keep state in memory only (env: SANDBOX_IN_MEMORY=1|0, true|false, yes|no)'))
+    .addOption(
+      new Option('--sync <level>', 'durability of the store file: normal (each change written before its answer, fdatasync\'d within a second) or full (fdatasync\'d before its answer)')
+        .choices(SYNC_LEVELS)
+        .env('SANDBOX_SYNC')
+        .conflicts('inMemory'),
+    )
     .addOption(new Option('--public-url <url>', 'base URL of the links it hands out (behind a proxy or in a container)').env('SANDBOX_PUBLIC_URL').argParser(httpUrl))
     .addOption(new Option('--scenarios <dir...>', 'folders of extra scenario files').env('SANDBOX_SCENARIOS'))
     .addOption(new Option('--scenario <name>', 'force a scenario on every request it applies to (a sticky override)').env('SANDBOX_SCENARIO'))
@@ -143,10 +151,12 @@ async function serve(flags: Flags): Promise<void> {
   const strict = flags.strict ?? envFlag('SANDBOX_STRICT');
   const corsOn = flags.cors ?? envFlag('SANDBOX_CORS');
   if (inMemory && flags.data !== undefined) fail('--data and --in-memory (or SANDBOX_IN_MEMORY) cannot be used together: keep one');
+  if (inMemory && flags.sync !== undefined) fail('--sync (or SANDBOX_SYNC) sets how a store file is written: it has no meaning with --in-memory');
   const options: SandboxOptions = {
     port: flags.port,
     host: flags.host,
     dataFile: inMemory ? undefined : resolve(flags.data ?? DEFAULT_DATA_FILE),
+    sync: flags.sync,
     publicUrl: flags.publicUrl,
     scenarioFolders: flags.scenarios?.map((folder) => resolve(folder)),
     scenario: flags.scenario,
@@ -186,7 +196,7 @@ async function serve(flags: Flags): Promise<void> {
   control API   ${origin}/__sandbox  (health: ${origin}/__sandbox/health)
   dashboard     ${origin}/__sandbox/
   API reference ${origin}/__sandbox/docs
-  store         ${options.dataFile ?? '(in memory)'}
+  store         ${options.dataFile ?? '(in memory)'}${options.dataFile === undefined ? '' : `\n  sync          ${SYNC_MEANING[options.sync ?? 'normal']}`}
   seed          ${sandbox.seed}${options.scenario ? `\n  scenario      ${options.scenario} (sticky override)` : ''}${tlsBanner(sandbox, options.tlsHosts)}
 
   A test key pair (any SBTESTPUBK_/SBTESTSECK_ pair works):
@@ -208,6 +218,12 @@ async function serve(flags: Flags): Promise<void> {
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
 }
+
+/** What each durability level promises, for the banner (README, "Durability levels"). */
+const SYNC_MEANING: Record<SyncLevel, string> = {
+  normal: 'normal: each change written before its answer, fdatasync\'d within a second (--sync full: before its answer)',
+  full: 'full: each change fdatasync\'d before its answer',
+};
 
 function fail(message: string, code = 1): never {
   console.error(`payments-sandbox: ${message}`);

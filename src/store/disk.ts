@@ -2,6 +2,7 @@ import { failure as describe, StoreUnavailableError } from './errors.js';
 import { Folder, type Capture, type FoldTuning } from './fold.js';
 import type { StoreLock } from './lock.js';
 import type { SnapshotFile } from './snapshot.js';
+import type { SyncLevel } from './sync-level.js';
 import type { Change, Tables, Undo } from './tables.js';
 import type { WriteAheadLog } from './write-ahead-log.js';
 
@@ -19,6 +20,12 @@ interface Failure {
   retry: () => Promise<void>;
 }
 
+/** How long an acknowledged change may wait for its fdatasync at the `normal` level. */
+export const SYNC_WITHIN_MS = 1000;
+
+/** The Disk's settings: the fold's, and the durability level. */
+export type DiskTuning = FoldTuning & { sync: SyncLevel };
+
 /** What start-up found on disk besides the tables: see Folder. */
 export interface Found {
   /** records in the snapshot file */
@@ -31,7 +38,8 @@ export interface Found {
  * The durable side of a store on files: group commit to the log, folds of
  * the log into the snapshot (fold.ts), and what happens when the disk
  * refuses a write. Crash safety comes from the order of writes: a change is
- * in the log (fdatasync'd) before its request is answered; a snapshot
+ * in the log before its request is answered (fdatasync'd first at `full`,
+ * within SYNC_WITHIN_MS at `normal`); a snapshot
  * replaces the old one by rename and is made durable (file and folder)
  * before a log it holds is removed or emptied. A commit waits for its own
  * append only: a fold sets the log aside between two appends and writes the
@@ -41,11 +49,14 @@ export class Disk {
   private pending: Pending[] = [];
   private writing: Pending[] = [];
   private sequence = 0;
-  private durable = 0;
+  private logged = 0;
   private waiters: Array<{ sequence: number; resolve: () => void; reject: (error: Error) => void }> = [];
   private flushing: Promise<void> | undefined;
   private retrying: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
+  // normal level: the fdatasync due for what was appended, run by the flush loop so that it never meets a rotation.
+  private syncTimer: NodeJS.Timeout | undefined;
+  private syncDue = false;
   private failure: Failure | undefined;
   private closed = false;
   private readonly folder: Folder;
@@ -61,7 +72,7 @@ export class Disk {
     private readonly log: WriteAheadLog,
     private readonly lock: StoreLock,
     aside: string,
-    private readonly tuning: FoldTuning,
+    private readonly tuning: DiskTuning,
     found: Found,
   ) {
     this.folder = new Folder(snapshot, log, aside, tuning, found, () => this.capture(), () => this.wakeFolder());
@@ -93,7 +104,7 @@ export class Disk {
    */
   commit(): Promise<void> {
     const sequence = this.sequence;
-    if (this.durable >= sequence) return Promise.resolve();
+    if (this.logged >= sequence) return Promise.resolve();
     return new Promise((resolve, reject) => {
       this.waiters.push({ sequence, resolve, reject });
       this.flushing ??= this.flush();
@@ -112,11 +123,14 @@ export class Disk {
     await this.flushing;
     this.closed = true;
     clearTimeout(this.timer);
+    clearTimeout(this.syncTimer);
     await this.retrying;
     await this.folder.idle();
     try {
       // One last try of a refusing disk: if it is back, the snapshot can be written.
       if (this.failure) await this.failure.retry();
+      // Durable before the last snapshot, which may fail: the log then still holds everything.
+      await this.log.sync();
       await this.folder.last();
     } catch (error) {
       throw new StoreUnavailableError(error);
@@ -142,13 +156,21 @@ export class Disk {
             return this.fail(error, `cannot write ${this.log.path}`, () => this.log.reopen());
           }
         }
+        if (this.syncDue && !this.failure) {
+          this.syncDue = false;
+          try {
+            await this.log.sync();
+          } catch (error) {
+            return this.fail(error, `cannot write ${this.log.path}`, () => this.log.sync());
+          }
+        }
         if (this.failure || this.pending.length === 0) return;
         const upTo = this.sequence;
         this.writing = this.pending;
         this.pending = [];
         const lines = this.writing.map((entry) => entry.line);
         try {
-          await this.log.append(lines);
+          await this.log.append(lines, this.tuning.sync === 'full');
         } catch (error) {
           // Lines of a refused batch must not come back at the next start; the retry cuts them off too, should this fail.
           await this.log.restore().catch(() => undefined);
@@ -156,7 +178,8 @@ export class Disk {
           return this.fail(error, `cannot write ${this.log.path}`, () => this.log.probe(size));
         }
         this.writing = [];
-        this.durable = upTo;
+        this.logged = upTo;
+        if (this.log.dirty) this.scheduleSync();
         this.waiters = this.waiters.filter((waiter) => {
           if (waiter.sequence > upTo) return true;
           waiter.resolve();
@@ -179,12 +202,24 @@ export class Disk {
     for (const entry of [...this.writing, ...this.pending].reverse()) entry.undo();
     this.writing = [];
     this.pending = [];
-    this.sequence = this.durable;
+    this.sequence = this.logged;
     this.failure = { error: describe(what, error), what, retry };
     const refused = new StoreUnavailableError(this.failure.error);
     for (const waiter of this.waiters) waiter.reject(refused);
     this.waiters = [];
     this.scheduleRetry();
+  }
+
+  // normal level: one fdatasync at most SYNC_WITHIN_MS after the first unsynced append.
+  private scheduleSync(): void {
+    if (this.syncTimer || this.closed) return;
+    this.syncTimer = setTimeout(() => {
+      this.syncTimer = undefined;
+      this.syncDue = true;
+      this.flushing ??= this.flush();
+    }, SYNC_WITHIN_MS);
+    // An idle sandbox's last fdatasync must not keep a process alive that is done: close() syncs anyway.
+    this.syncTimer.unref();
   }
 
   private scheduleRetry(): void {
@@ -202,8 +237,9 @@ export class Disk {
     try {
       await failure.retry();
       this.failure = undefined;
-      // A log due for folding is not set aside while it refuses writes.
+      // A log due for folding is not set aside while it refuses writes, nor synced.
       this.wakeFolder();
+      if (this.syncDue) this.flushing ??= this.flush();
     } catch (error) {
       this.failure = { ...failure, error: describe(failure.what, error) };
       this.scheduleRetry();
@@ -215,11 +251,13 @@ export class Disk {
   // The records as they are now, queued changes included: listing them is
   // all the event loop pays (no change is taken out and put back, which
   // costs Map rehashes at 100 000 records). The snapshot waits for those
-  // changes to be logged before it replaces the old one, and is dropped if
-  // the disk refuses them. The lists hold the records themselves, frozen:
-  // changes made while they are written replace records, never change them.
+  // changes to be logged (and fdatasync'd, at `normal` too: a snapshot must
+  // never hold a change a power cut can take from the log) before it replaces
+  // the old one, and is dropped if the disk refuses them. The lists hold the
+  // records themselves, frozen: changes made while they are written replace
+  // records, never change them.
   private capture(): Capture {
-    const logged = this.commit();
+    const logged = this.commit().then(() => this.log.sync());
     // Awaited only once the snapshot is written; a refusal meanwhile must not count as unhandled.
     logged.catch(() => undefined);
     return { records: { merchants: this.tables.merchantList(), payments: this.tables.paymentList(), orders: this.tables.orderList() }, logged };

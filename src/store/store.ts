@@ -5,10 +5,12 @@ import { StoreOpenError, StoreUnavailableError } from './errors.js';
 import { StoreLock } from './lock.js';
 import { changeProblem } from './schema.js';
 import { SnapshotFile } from './snapshot.js';
+import type { SyncLevel } from './sync-level.js';
 import { Tables, type Change } from './tables.js';
 import { readLog, WriteAheadLog } from './write-ahead-log.js';
 
 export { StoreOpenError, StoreUnavailableError } from './errors.js';
+export { SYNC_LEVELS, type SyncLevel } from './sync-level.js';
 
 /** Where the store keeps its state. */
 export interface StoreOptions {
@@ -27,6 +29,8 @@ export interface StoreOptions {
   snapshotEvery?: number;
   /** milliseconds between two tries of a disk that refused a log write, and before the first retry of a failed fold; default 1 000 */
   retryEvery?: number;
+  /** when an acknowledged change is fdatasync'd (README, "Durability levels"); default `normal` */
+  sync?: SyncLevel;
 }
 
 /**
@@ -46,9 +50,9 @@ export interface StoreHealth {
  * The sandbox's state: in memory for reads, on disk for durability.
  *
  * Writers change the state in memory at once (so the next request sees it)
- * and then `await commit()`, which resolves once the change is on disk.
- * Changes that arrive together are appended to the write-ahead log in one
- * write and one fdatasync (group commit). Once the log holds as many changes
+ * and then `await commit()`, which resolves once the change is in the
+ * write-ahead log (and fdatasync'd, at `sync: 'full'`). Changes that arrive
+ * together are appended in one write (group commit). Once the log holds as many changes
  * as the snapshot holds records (and at least `snapshotEvery`), it is set
  * aside and folded into a new snapshot in the background, while appends go
  * on in a new log (fold.ts). So a request pays for its own change, never for
@@ -76,7 +80,7 @@ export class Store {
    *   and every file is left byte for byte as it was
    */
   static async open(options: StoreOptions = {}): Promise<Store> {
-    const tuning = { snapshotEvery: options.snapshotEvery ?? 10_000, retryEvery: options.retryEvery ?? 1_000 };
+    const tuning = { snapshotEvery: options.snapshotEvery ?? 10_000, retryEvery: options.retryEvery ?? 1_000, sync: options.sync ?? 'normal' };
     if (options.file === undefined) return new Store(new Tables(), undefined);
     const lock = await StoreLock.acquire(options.file);
     try {

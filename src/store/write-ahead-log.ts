@@ -53,13 +53,16 @@ export async function readLog(path: string): Promise<LogContents> {
 
 /**
  * The write-ahead log beside the snapshot file: one JSON change a line,
- * appended and fdatasync'd before the requests that made the changes are
- * answered. Its cost follows the size of the changes, not of the state
- * (README, "Storage"). When it is due for folding into the snapshot it is
- * set aside under another name and continues in a new file (`rotate()`).
+ * appended before the requests that made the changes are answered, and
+ * fdatasync'd then or later as the durability level says (README,
+ * "Durability levels"). Its cost follows the size of the changes, not of the
+ * state. When it is due for folding into the snapshot it is set aside under
+ * another name and continues in a new file (`rotate()`).
  */
 export class WriteAheadLog {
   private setAsideOnly = false;
+  // Bytes written since the last fdatasync: what a power cut could still take.
+  private unsynced = false;
 
   private constructor(
     readonly path: string,
@@ -106,15 +109,38 @@ export class WriteAheadLog {
   }
 
   /**
-   * Appends changes (already JSON, one a line) and waits until they are on disk.
+   * Appends changes (already JSON, one a line). Once it resolves they are in
+   * the kernel's hands, so a killed process loses none; with `sync` they are
+   * also fdatasync'd, so a power cut loses none.
    * @throws Error from the disk; part of the lines may then be in the file: `restore()` takes them out
    */
-  async append(lines: string[]): Promise<void> {
+  async append(lines: string[], sync: boolean): Promise<void> {
     const text = lines.join('\n') + '\n';
     await this.handle.appendFile(text);
-    await this.handle.datasync();
+    this.unsynced = true;
+    if (sync) await this.sync();
     this.bytes += Buffer.byteLength(text);
     this.lines += lines.length;
+  }
+
+  /** True when lines were appended since the last fdatasync. */
+  get dirty(): boolean {
+    return this.unsynced;
+  }
+
+  /**
+   * fdatasyncs what was appended since the last time (nothing to do when nothing was).
+   * @throws Error from the disk
+   */
+  async sync(): Promise<void> {
+    if (!this.unsynced) return;
+    this.unsynced = false;
+    try {
+      await this.handle.datasync();
+    } catch (error) {
+      this.unsynced = true;
+      throw error;
+    }
   }
 
   /**
@@ -151,6 +177,8 @@ export class WriteAheadLog {
   async rotate(aside: string): Promise<void> {
     await rename(this.path, aside);
     this.setAsideOnly = true;
+    // What is set aside is made durable before the fold goes on: a fold is one of the moments the log is synced.
+    await this.sync();
     await this.reopen();
   }
 
@@ -174,6 +202,7 @@ export class WriteAheadLog {
     const aside = this.handle;
     this.handle = handle;
     this.setAsideOnly = false;
+    this.unsynced = false;
     this.lines = 0;
     this.bytes = 0;
     await aside.close().catch(() => undefined);
@@ -185,6 +214,7 @@ export class WriteAheadLog {
     this.lines = 0;
     this.bytes = 0;
     await this.handle.datasync();
+    this.unsynced = false;
   }
 
   /** Closes the file. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { accountPayment } from '../support/sandbox.js';
 import { banner, EXIT_WITHIN, run, stopAll, within, type Run } from '../support/process.js';
+import { SYNC_LEVELS, type SyncLevel } from '../../src/store/store.js';
 import { PaymentsApi, type Answer } from './support/api.js';
 import { knob, seededRandom, seedFrom } from './support/knobs.js';
 
@@ -14,7 +15,9 @@ import { knob, seededRandom, seedFrom } from './support/knobs.js';
  * have been answered. After each restart every answered change must be
  * there: an answered initiate is a stored payment, an answered completion a
  * SUCCESSFUL one (README, "Storage": a crash loses nothing acknowledged).
- * KILL_RUNS sets the number of kills (default 5); KILL_SEED replays a run.
+ * It runs at both durability levels: `normal` answers before the log's
+ * fdatasync, and must lose nothing to a killed process all the same.
+ * KILL_RUNS sets the number of kills per level (default 5); KILL_SEED replays a run.
  */
 
 const KILLS = knob('KILL_RUNS', 5);
@@ -38,9 +41,9 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-/** Starts the executable on the data file and waits for its banner. */
-async function startOn(dataFile: string): Promise<{ started: Run; origin: string }> {
-  const started = run(['--port', '0', '--data', dataFile]);
+/** Starts the executable on the data file at a durability level and waits for its banner. */
+async function startOn(dataFile: string, sync: SyncLevel): Promise<{ started: Run; origin: string }> {
+  const started = run(['--port', '0', '--data', dataFile, '--sync', sync]);
   const shown = await banner(started);
   return { started, origin: shown.origin };
 }
@@ -64,12 +67,12 @@ async function expectAcknowledged(api: PaymentsApi, known: Map<string, Known>, a
   expect(lost, `${lost.length} acknowledged changes lost`).toEqual([]);
 }
 
-describe(`payments-sandbox killed with SIGKILL ${KILLS} times while answering`, () => {
+describe.each(SYNC_LEVELS)(`payments-sandbox --sync %s killed with SIGKILL ${KILLS} times while answering`, (sync) => {
   it('keeps every acknowledged initiate and completion across each restart', { timeout: KILLS * PER_KILL_MS + 30_000 }, async () => {
-    const seed = seedFrom('KILL_SEED', 'kill -9 loop');
+    const seed = seedFrom('KILL_SEED', `kill -9 loop ${sync}`);
     const random = seededRandom(seed);
-    dir = await mkdtemp(join(tmpdir(), 'payments-sandbox-kill-'));
-    const dataFile = join(dir, 'sandbox.json');
+    dir ??= await mkdtemp(join(tmpdir(), 'payments-sandbox-kill-'));
+    const dataFile = join(dir, `sandbox-${sync}.json`);
     const tag = (seed >>> 0).toString(16).padStart(8, '0');
     const keys = { publicKey: `SBTESTPUBK_kill${tag}`, secretKey: `SBTESTSECK_kill${tag}` };
     const known = new Map<string, Known>();
@@ -77,7 +80,7 @@ describe(`payments-sandbox killed with SIGKILL ${KILLS} times while answering`, 
     let acknowledgedTotal = 0;
 
     for (let round = 1; round <= KILLS; round += 1) {
-      const { started, origin } = await startOn(dataFile);
+      const { started, origin } = await startOn(dataFile, sync);
       const api = await PaymentsApi.as(origin, keys);
       await expectAcknowledged(api, known, `after restart ${round - 1}`);
 
@@ -128,9 +131,9 @@ describe(`payments-sandbox killed with SIGKILL ${KILLS} times while answering`, 
       acknowledgedTotal += answered;
     }
 
-    const { origin } = await startOn(dataFile);
+    const { origin } = await startOn(dataFile, sync);
     await expectAcknowledged(await PaymentsApi.as(origin, keys), known, `after restart ${KILLS}`);
-    console.log(`kill -9 loop: ${KILLS} kills, ${acknowledgedTotal} acknowledged changes, ${known.size} payments checked`);
+    console.log(`kill -9 loop, --sync ${sync}: ${KILLS} kills, ${acknowledgedTotal} acknowledged changes, ${known.size} payments checked`);
     expect(unexpected).toEqual([]);
     expect(acknowledgedTotal).toBeGreaterThanOrEqual(KILLS);
   });

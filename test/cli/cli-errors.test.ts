@@ -83,6 +83,24 @@ describe('payments-sandbox on first contact', () => {
     expect(stderr.trim()).toBe('payments-sandbox: SANDBOX_IN_MEMORY=maybe is neither 1/true/yes nor 0/false/no');
   });
 
+  it('--sync: the banner names the level; an unknown level, or --sync with --in-memory, stops with one line', { timeout: TIMEOUT }, async () => {
+    const started = run(['--port', '0', '--sync', 'full'], { cwd: dir });
+    await banner(started);
+    expect(started.stdout()).toMatch(/^  sync {10}full: each change fdatasync'd before its answer$/m);
+    started.child.kill('SIGTERM');
+    await within(started.exited, EXIT_WITHIN, 'the sandbox to stop');
+
+    const unknown = await ended(['--port', '0', '--sync', 'off']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr.trim().split('\n')[0]).toMatch(/--sync.*'off' is invalid.*normal, full/);
+    const inMemory = await ended(['--port', '0', '--in-memory'], { SANDBOX_SYNC: 'full' });
+    expect(inMemory.code).toBe(1);
+    expect(inMemory.stderr.trim().split('\n')[0]).toBe("error: environment variable 'SANDBOX_SYNC' cannot be used with option '--in-memory'");
+    const inMemoryByEnv = await ended(['--port', '0', '--sync', 'normal'], { SANDBOX_IN_MEMORY: '1' });
+    expect(inMemoryByEnv.code).toBe(1);
+    expect(inMemoryByEnv.stderr.trim()).toBe('payments-sandbox: --sync (or SANDBOX_SYNC) sets how a store file is written: it has no meaning with --in-memory');
+  });
+
   it('--host 0.0.0.0 without --public-url hands out localhost links, and the banner says so', { timeout: TIMEOUT }, async () => {
     const started = run(['--port', '0', '--in-memory', '--host', '0.0.0.0'], { cwd: dir });
     const shown = await banner(started);
