@@ -216,7 +216,9 @@ export class Disk {
     this.syncTimer = setTimeout(() => {
       this.syncTimer = undefined;
       this.syncDue = true;
-      this.flushing ??= this.flush();
+      // A refusing disk is synced once it takes writes again (retry). Otherwise the flush round
+      // awaits the sync before anything else: a round must never end before its first await.
+      if (!this.failure) this.flushing ??= this.flush();
     }, SYNC_WITHIN_MS);
     // An idle sandbox's last fdatasync must not keep a process alive that is done: close() syncs anyway.
     this.syncTimer.unref();
