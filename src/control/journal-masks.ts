@@ -1,4 +1,3 @@
-import { maskCard } from '../redaction/card-numbers.js';
 import { HIDDEN, REDACTED } from '../redaction/redact.js';
 import { redactValue } from '../redaction/value.js';
 
@@ -37,14 +36,6 @@ export function hideIssuedTokens(body: unknown): unknown {
   return { ...(body as object), data: fields };
 }
 
-/**
- * A copy of a request body fit for the journal: the exchange key hidden, and
- * redacted by value (card numbers masked to BIN and last four wherever they
- * are, secret keys and tokens hidden, `cvv` and `pin` hidden at any depth).
- */
-export const maskBody = (body: unknown): unknown => redactValue(hideExchangeKey(body));
-
 /** A copy of a response body fit for the journal: the issued tokens hidden, and redacted by value. */
 export const maskResponse = (body: unknown): unknown => redactValue(hideIssuedTokens(body));
 
-export { maskCard };

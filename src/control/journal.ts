@@ -222,4 +222,4 @@ function keptForm(entry: JournalEntry): JournalEntry {
   };
 }
 
-export { hideExchangeKey, hideIssuedTokens, maskBody, maskCard, maskResponse } from './journal-masks.js';
+export { hideExchangeKey, hideIssuedTokens, maskResponse } from './journal-masks.js';

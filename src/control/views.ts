@@ -1,12 +1,12 @@
 import type { Payment } from '../model/records.js';
 import { hasOutcome, operationsOf, type Scenario } from '../scenarios/scenario.js';
-import { maskCard } from '../redaction/card-numbers.js';
+import { maskStoredCard } from '../redaction/card-numbers.js';
 
 /** A payment as the control API shows it: the card as BIN, last four and a masked number; never its token. */
 export function paymentView(payment: Payment): Record<string, unknown> {
   const { card, ...rest } = payment;
   if (!card) return rest;
-  return { ...rest, card: { bin: card.bin, last4: card.last4, number: maskCard(`${card.bin}${'0'.repeat(6)}${card.last4}`) } };
+  return { ...rest, card: { bin: card.bin, last4: card.last4, number: maskStoredCard(card) } };
 }
 
 /** A catalogue rule as the control API lists it. */

@@ -1,4 +1,4 @@
-import { maskCard } from '../control/journal.js';
+import { maskStoredCard } from '../redaction/card-numbers.js';
 import type { Order, Payment } from '../model/records.js';
 import { html, type Html } from './html.js';
 
@@ -117,7 +117,7 @@ export function checkoutPage(payment: Payment, order: Order | undefined, action:
 
 /** The card authentication page of a pending card payment. */
 export function authenticatePage(payment: Payment, action: string, error?: string): string {
-  const card = payment.card ? maskCard(`${payment.card.bin}${'0'.repeat(6)}${payment.card.last4}`) : '';
+  const card = payment.card ? maskStoredCard(payment.card) : '';
   return layout(
     'Authenticate your card',
     html`<section class="card" aria-labelledby="auth-title">

@@ -37,6 +37,9 @@ export function passesLuhn(digits: string): boolean {
 export const maskCard = (number: string): string =>
   number.length <= 10 ? '*'.repeat(number.length) : `${number.slice(0, 6)}${'*'.repeat(number.length - 10)}${number.slice(-4)}`;
 
+/** A stored card (BIN and last four) as a masked 16-digit number, `512345******0008`: how the dashboard and the pages show it. */
+export const maskStoredCard = (card: { bin: string; last4: string }): string => maskCard(`${card.bin}${'0'.repeat(6)}${card.last4}`);
+
 /**
  * `text` with every card number in it masked to its BIN and last four: a
  * 12-19 digit run that passes the Luhn check, or such digits in groups split
