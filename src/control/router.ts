@@ -1,6 +1,8 @@
 import { access, constants } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from 'express';
+import { paymentWrite } from '../domain/answer.js';
+import { commitWrites } from '../domain/commit.js';
 import { settleExternally } from '../domain/payments.js';
 import type { Payment } from '../model/records.js';
 import { ApiError, inputError } from '../errors.js';
@@ -167,12 +169,12 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
       const { outcome, publicKey } = req.body as { outcome: 'success' | 'failure'; publicKey?: string };
       // The body's publicKey names the merchant when several used the reference (control-api.yaml, completePayment).
       const payment = onePayment(req, publicKey ?? merchantOf(req));
-      const settled = settleExternally(store, payment, outcome, deps.now(), `control-complete-${outcome}`);
-      if (!settled) {
+      const settled = settleExternally(payment, outcome, deps.now(), `control-complete-${outcome}`);
+      if (settled.refused) {
         throw new ApiError(409, { message: `Payment ${payment.paymentReference} is ${payment.status}, not PENDING`, error: 'CONFLICT' });
       }
-      await store.commit();
-      res.json(paymentView(settled));
+      await commitWrites(store, [paymentWrite(settled.payment)]);
+      res.json(paymentView(settled.payment));
     },
     listOrders: (req, res) => {
       const request = pageRequest(req.query as Record<string, unknown>);

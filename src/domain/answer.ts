@@ -1,8 +1,8 @@
 import { ApiError } from '../errors.js';
 import type { Selection } from '../scenarios/selector.js';
 import type { EnvelopeOutcome, Scenario } from '../scenarios/scenario.js';
-import type { Merchant } from '../model/records.js';
-import type { Store } from '../store/store.js';
+import type { RequestFacts } from './request.js';
+import type { Merchant, Order, Payment } from '../model/records.js';
 
 /** The spec's success-style envelope (spec, Response envelope). */
 export interface Envelope {
@@ -10,11 +10,14 @@ export interface Envelope {
   data: { code: string; message: string; [field: string]: unknown };
 }
 
+/** A record an answer stores: written, in order, before the answer is sent (src/domain/commit.ts). */
+export type Write = { kind: 'merchant'; merchant: Merchant } | { kind: 'payment'; payment: Payment } | { kind: 'order'; order: Order };
+
 /**
  * What an operation answers: an envelope (always HTTP 200, spec Errors >
- * Business result codes) and the name of the rule that decided it. Refusals
- * with an HTTP status are thrown as ApiError instead; delays and faults are
- * the HTTP layer's, from the selection.
+ * Business result codes), the name of the rule that decided it, and the
+ * records it stores. Refusals with an HTTP status are thrown as ApiError
+ * instead; delays and faults are the HTTP layer's, from the selection.
  */
 export interface Answer {
   body: Envelope;
@@ -22,6 +25,8 @@ export interface Answer {
   scenario: string;
   /** why the payment refused what was asked, sent as X-Sandbox-Reason (src/domain/state-machine.ts, refusalReason) */
   reason?: string;
+  /** what the answer stores; empty when it changes nothing */
+  writes: readonly Write[];
 }
 
 /** Absolute URLs of the sandbox's own pages, built on the public base URL (`--public-url`). */
@@ -32,32 +37,40 @@ export interface Links {
   checkout(linkingReference: string): string;
 }
 
-/** Everything an operation needs: the merchant it acts for, the state, and what was decided about the request. */
-export interface OperationContext {
-  merchant: Merchant;
-  /**
-   * The body as the client sent it, before numbers were read as strings and
-   * nulls left out: what a client hashed (README, "Accepted beyond the spec").
-   */
-  sent: Record<string, unknown>;
-  store: Store;
+/**
+ * What an operation needs beside the request's facts and the selection: the
+ * sandbox's links and clock. Operations read no store: the facts carry what
+ * the request names, and the answer carries what is to be stored.
+ */
+export interface OperationEnv {
   links: Links;
-  /** the rule chosen before the operation ran (header, override, or the request's values; README, "Choosing a scenario") */
-  selection: Selection;
   /** the current time as ISO 8601 UTC */
   now(): string;
 }
+
+/**
+ * A Payments API operation: the request's facts and the selection (the rule
+ * chosen before it ran: header, override, or the request's values; README,
+ * "Choosing a scenario") in, one answer out.
+ * @throws ApiError for an HTTP refusal or a rule with an HTTP outcome
+ */
+export type Operation = (facts: RequestFacts, selection: Selection, env: OperationEnv) => Answer;
 
 /**
  * Carries out a rule's outcome. An HTTP outcome is thrown as an ApiError
  * named after the rule; a result code is answered in the envelope, with
  * `details()` under data.payments (or the rule's `field`, or `field`; with
  * `field` null, `details()` are the data fields themselves) unless the
- * outcome says `payments: empty`. `details` runs (and so stores whatever
- * it stores) only for envelope outcomes.
+ * outcome says `payments: empty`. `details` runs only for envelope outcomes.
+ * @param writes what the answer stores (the state machine's new record, an order)
  * @throws ApiError for an `http` outcome.
  */
-export function answerWith(scenario: Scenario, details: (outcome: EnvelopeOutcome) => unknown, field: string | null = 'payments'): Answer {
+export function answerWith(
+  scenario: Scenario,
+  details: (outcome: EnvelopeOutcome) => unknown,
+  field: string | null = 'payments',
+  writes: readonly Write[] = [],
+): Answer {
   const outcome = scenario.then;
   if (outcome.http) throw httpOutcome(scenario);
   if (outcome.code === undefined || outcome.message === undefined) throw new Error(`scenario ${scenario.name} has no outcome`);
@@ -66,7 +79,7 @@ export function answerWith(scenario: Scenario, details: (outcome: EnvelopeOutcom
   const fields = outcome.payments === 'empty'
     ? { payments: {} }
     : field === null && outcome.field === undefined ? (payload as Record<string, unknown>) : { [outcome.field ?? field ?? 'payments']: payload };
-  return { scenario: scenario.name, body: envelope(outcome.code, outcome.message, fields) };
+  return { scenario: scenario.name, body: envelope(outcome.code, outcome.message, fields), writes };
 }
 
 /** The ApiError of a rule whose outcome is an HTTP error. */
@@ -85,10 +98,13 @@ export function envelope(code: string, message: string, fields: Record<string, u
  * S12 "Transaction Failed" with empty payments (README, "Where the spec is silent").
  */
 export function refused(rule: string, reason: string): Answer {
-  return { scenario: rule, reason, body: envelope('S12', 'Transaction Failed', { payments: {} }) };
+  return { scenario: rule, reason, body: envelope('S12', 'Transaction Failed', { payments: {} }), writes: [] };
 }
 
 /** An answer the domain decides itself, not a catalogue rule (README decisions: RR, the state machine's refusals). */
 export function answered(scenario: string, code: string, message: string, fields: Record<string, unknown>): Answer {
-  return { scenario, body: envelope(code, message, fields) };
+  return { scenario, body: envelope(code, message, fields), writes: [] };
 }
+
+/** The write of a payment record (the state machine's new one). */
+export const paymentWrite = (payment: Payment): Write => ({ kind: 'payment', payment });

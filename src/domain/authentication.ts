@@ -1,6 +1,8 @@
 import { badCredentials, inputError, providerError, invalidToken, headerTokenMissing, wrongEnvironment } from '../errors.js';
 import type { Store } from '../store/store.js';
-import { answerWith, type Answer, type OperationContext } from './answer.js';
+import type { Selection } from '../scenarios/selector.js';
+import { answerWith, type Answer } from './answer.js';
+import type { RequestFacts } from './request.js';
 import {
   isLiveKey, isTestPublicKey, isTestSecretKey, issueToken, parseExchangeKey, tokenBelongsTo, tokenPublicKey,
   type KeyPair,
@@ -10,9 +12,9 @@ import type { Merchant } from '../model/records.js';
 /**
  * Who is calling (spec, Authentication): the key exchange, and the bearer or
  * Basic credentials of every other operation. Test key pairs are accepted;
- * live ones are refused. A new pair is not stored here: the HTTP layer
- * remembers its merchant once a request it authenticated is answered
- * (README decision 2), so a refused request creates no merchant.
+ * live ones are refused. A new pair is not stored here: its merchant is
+ * stored with the answer of the request it authenticated (README decision
+ * 2), so a refused request creates no merchant.
  */
 
 /**
@@ -35,8 +37,8 @@ export function exchangeKey(store: Store, key: string, now: string): Merchant {
  * POST /encrypt/keys as an operation: the token of the request's merchant
  * under data.EncryptedSecKey (or the spelling the selected rule gives, spec endpoint 1).
  */
-export function exchangeKeys(ctx: OperationContext): Answer {
-  return answerWith(ctx.selection.rule, () => ({ encryptedKey: issueToken(ctx.merchant) }), 'EncryptedSecKey');
+export function exchangeKeys(facts: RequestFacts, selection: Selection): Answer {
+  return answerWith(selection.rule, () => ({ encryptedKey: issueToken(facts.merchant) }), 'EncryptedSecKey');
 }
 
 /**

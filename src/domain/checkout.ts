@@ -1,16 +1,15 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { processingError } from '../errors.js';
-import { answerWith, type Answer, type OperationContext } from './answer.js';
-import { linkingReferenceOf } from './merchants.js';
+import type { Selection } from '../scenarios/selector.js';
+import { answerWith, type Answer, type OperationEnv } from './answer.js';
 import { answerCreating, newPayment } from './payments.js';
+import type { Body, RequestFacts } from './request.js';
 
 /**
  * Hosted checkout (spec, endpoints 2 and 4): the payload hash and the payment
  * link. The spec does not say what is hashed; README "Where the spec is
  * silent" gives the rule implemented here.
  */
-
-type Body = Record<string, unknown>;
 
 /** The payload fields that enter the hash, in the order they are joined (sorted by name). */
 export const HASHED_FIELDS = [
@@ -37,8 +36,8 @@ export function checkoutHash(body: Body, secretKey: string, order: 'sorted' | 'a
 }
 
 /** POST /encrypt/hashs: `data.hash.hash` is the checkout hash of the body as sent. */
-export function computeHash(ctx: OperationContext, body: Body): Answer {
-  return answerWith(ctx.selection.rule, () => ({ hash: checkoutHash(ctx.sent, ctx.merchant.secretKey) }), 'hash');
+export function computeHash(facts: RequestFacts, selection: Selection): Answer {
+  return answerWith(selection.rule, () => ({ hash: checkoutHash(facts.sent, facts.merchant.secretKey) }), 'hash');
 }
 
 /**
@@ -48,21 +47,20 @@ export function computeHash(ctx: OperationContext, body: Body): Answer {
  *   is that of the fields in the order they were sent (as the provider's Node
  *   SDK computes it), X-Sandbox-Detail says so.
  */
-export function createCheckoutLink(ctx: OperationContext, body: Body): Answer {
-  if (typeof body.hash === 'string') {
-    const given = body.hash.toLowerCase();
-    if (!sameHash(checkoutHash(ctx.sent, ctx.merchant.secretKey), given)) {
+export function createCheckoutLink(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+  const given = facts.hash;
+  if (given !== undefined) {
+    if (!sameHash(checkoutHash(facts.sent, facts.merchant.secretKey), given)) {
       const refusal = processingError('INVALID HASH', 'invalid-hash');
-      const why = sameHash(checkoutHash(ctx.sent, ctx.merchant.secretKey, 'as-sent'), given)
+      const why = sameHash(checkoutHash(facts.sent, facts.merchant.secretKey, 'as-sent'), given)
         ? 'the hash joins the fields in the order they were sent; the checkout hash joins them sorted by name'
         : 'the hash is not SHA-256 of the fields sorted by name, joined as name=value with &, followed by the secret key';
       refusal.headers['X-Sandbox-Detail'] = why;
       throw refusal;
     }
   }
-  const linkingReference = linkingReferenceOf(ctx.merchant, String(body.paymentReference));
-  return answerCreating(ctx, newPayment(ctx, body, 'CHECKOUT', linkingReference), () => ({
-    redirectLink: ctx.links.checkout(linkingReference),
+  return answerCreating(facts, selection, newPayment(facts, facts.newPayment!, 'CHECKOUT', env.now()), (payment) => ({
+    redirectLink: env.links.checkout(payment.linkingReference),
     paymentStatus: LINK_PAYMENT_STATUS,
   }));
 }

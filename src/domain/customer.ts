@@ -1,5 +1,6 @@
 import type { ScenarioEngine } from '../scenarios/engine.js';
 import type { Store } from '../store/store.js';
+import { paymentWrite, type Write } from './answer.js';
 import { cardOf, transferAccountOf } from './payments.js';
 import type { Payment } from '../model/records.js';
 import { transition, type PaymentEvent } from './state-machine.js';
@@ -10,17 +11,20 @@ import { transition, type PaymentEvent } from './state-machine.js';
  * decline a card authentication. The catalogue decides by the same values as
  * the API: test card numbers on the card, OTP 123456 at authentication.
  * Every action goes through the payment state machine, which refuses it for a
- * payment no longer pending; the commit is left to the caller.
+ * payment no longer pending; the caller stores the step's writes
+ * (src/domain/commit.ts).
  */
 
-/** The outcome a customer action leaves: the payment as it now stands. */
+/** The outcome a customer action leaves: the payment as it now stands, and what is to be stored. */
 export interface CustomerStep {
   payment: Payment;
+  /** the new record of the payment; empty when the state machine refused the action */
+  writes: readonly Write[];
   /** where the customer goes next: the card authentication page, the OTP or transfer step, back to the merchant, or (refused: no longer pending) the page as it stands */
   next: 'authenticate' | 'otp' | 'transfer' | 'return' | 'settled';
 }
 
-/** The tools a customer action needs. */
+/** The tools a customer action needs: the store is read by the pages, and written through commitWrites. */
 export interface CustomerContext {
   store: Store;
   engine: ScenarioEngine;
@@ -125,7 +129,7 @@ function step(
   outcome: { code: string; message: string; scenario: string },
   next: (stored: Payment) => CustomerStep['next'],
 ): CustomerStep {
-  const done = transition(ctx.store, payment, event, { ...outcome, now: ctx.now() });
-  if (done.refused) return { payment, next: 'settled' };
-  return { payment: done.payment, next: next(done.payment) };
+  const done = transition(payment, event, { ...outcome, now: ctx.now() });
+  if (done.refused) return { payment, next: 'settled', writes: [] };
+  return { payment: done.payment, next: next(done.payment), writes: [paymentWrite(done.payment)] };
 }

@@ -1,5 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { Merchant } from '../model/records.js';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
  * Merchants and their credentials (spec, Authentication). The key pair

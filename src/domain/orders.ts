@@ -1,17 +1,16 @@
 import { ordersNotFound } from '../errors.js';
-import { answerWith, type Answer, type OperationContext } from './answer.js';
+import type { Selection } from '../scenarios/selector.js';
+import { answerWith, type Answer, type OperationEnv } from './answer.js';
 import { LINK_PAYMENT_STATUS } from './checkout.js';
-import { linkingReferenceOf } from './merchants.js';
-import { normaliseAmount, toNumber } from '../model/money.js';
+import { toNumber } from '../model/money.js';
 import { answerCreating, newPayment } from './payments.js';
 import type { Order, OrderItem, Payment } from '../model/records.js';
+import type { OrderFields, OrderItemFields, RequestFacts } from './request.js';
 
 /**
  * Orders (spec, endpoints 5-7): created before payment, their items updated,
  * and listed. An order's payment is paid on the hosted checkout page.
  */
-
-type Body = Record<string, unknown>;
 
 /**
  * An order item as the spec's order record shows it (spec, Order record):
@@ -34,37 +33,34 @@ export interface OrderRecord {
  * state machine; answers the checkout link. A reused reference creates
  * neither (the catalogue's answer, 500 Transaction with reference exists).
  */
-export function createOrder(ctx: OperationContext, body: Body): Answer {
-  const paymentReference = String(body.paymentReference);
-  const linkingReference = linkingReferenceOf(ctx.merchant, paymentReference);
-  const record = newPayment(ctx, body, 'ORDER', linkingReference);
-  return answerCreating(ctx, record, (payment, created) => {
-    // The order exists exactly when its payment was created by this request.
-    if (created) ctx.store.putOrder(newOrder(ctx, body, payment));
-    return {
-      amount: toNumber(payment.amount),
-      paymentReference,
-      paymentStatus: LINK_PAYMENT_STATUS,
-      redirectLink: ctx.links.checkout(linkingReference),
-    };
-  });
+export function createOrder(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+  const record = newPayment(facts, facts.newPayment!, 'ORDER', env.now());
+  const answer = answerCreating(facts, selection, record, (payment) => ({
+    amount: toNumber(payment.amount),
+    paymentReference: payment.paymentReference,
+    paymentStatus: LINK_PAYMENT_STATUS,
+    redirectLink: env.links.checkout(payment.linkingReference),
+  }));
+  // The order exists exactly when its payment was created by this request.
+  if (answer.writes.length === 0) return answer;
+  return { ...answer, writes: [...answer.writes, { kind: 'order', order: newOrder(facts.order!, record) }] };
 }
 
-function newOrder(ctx: OperationContext, body: Body, payment: Payment): Order {
+function newOrder(fields: OrderFields, payment: Payment): Order {
   const now = payment.createdAt;
   const order: Order = {
-    publicKey: ctx.merchant.publicKey,
+    publicKey: payment.publicKey,
     paymentReference: payment.paymentReference,
-    callbackUrl: String(body.callbackUrl),
-    country: String(body.country),
-    currency: String(body.currency),
+    callbackUrl: fields.callbackUrl ?? '',
+    country: payment.country,
+    currency: payment.currency,
     amount: payment.amount,
-    items: (body.orders as Body[]).map((item) => orderItem(item, now, now)),
+    items: fields.items.map((item) => ({ ...item, createdAt: now, updatedAt: now })),
     createdAt: now,
     updatedAt: now,
   };
   for (const field of ['email', 'fullName', 'mobileNumber', 'orderType'] as const) {
-    if (typeof body[field] === 'string') order[field] = body[field];
+    if (fields[field] !== undefined) order[field] = fields[field];
   }
   return order;
 }
@@ -76,31 +72,25 @@ function newOrder(ctx: OperationContext, body: Body, payment: Payment): Order {
  * @throws ApiError 404 Transaction Not Found / NOT_FOUND when the merchant has
  *   no order with that paymentReference (external-api.yml, Order404Response1).
  */
-export function updateOrders(ctx: OperationContext, body: Body): Answer {
-  const paymentReference = String(body.paymentReference);
-  const order = ctx.store.order(ctx.merchant.publicKey, paymentReference);
+export function updateOrders(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+  const order = facts.storedOrder;
   if (!order) throw ordersNotFound('Transaction Not Found', 'order-not-found');
-  return answerWith(
-    ctx.selection.rule,
-    () => {
-      const now = ctx.now();
-      // A new list of items: the stored order is never changed in place.
-      const items = [...order.items];
-      const updated = (body.orders as Body[]).map((item) => {
-        const at = items.findIndex((candidate) => candidate.orderId === item.orderId);
-        const next = orderItem(item, at >= 0 ? items[at]!.createdAt : now, now);
-        if (at >= 0) items[at] = next;
-        else items.push(next);
-        return next;
-      });
-      ctx.store.putOrder({ ...order, items, updatedAt: now });
-      return updated.map((item) => {
-        const { createdAt: _created, updatedAt: _updated, ...record } = orderRecord(order, item);
-        return record;
-      });
-    },
-    'products',
-  );
+  const now = env.now();
+  // A new list of items: the stored order is never changed in place.
+  const items = [...order.items];
+  const updated = facts.order!.items.map((item: OrderItemFields) => {
+    const at = items.findIndex((candidate) => candidate.orderId === item.orderId);
+    const next: OrderItem = { ...item, createdAt: at >= 0 ? items[at]!.createdAt : now, updatedAt: now };
+    if (at >= 0) items[at] = next;
+    else items.push(next);
+    return next;
+  });
+  const records = () =>
+    updated.map((item) => {
+      const { createdAt: _created, updatedAt: _updated, ...record } = orderRecord(order, item);
+      return record;
+    });
+  return answerWith(selection.rule, records, 'products', [{ kind: 'order', order: { ...order, items, updatedAt: now } }]);
 }
 
 /**
@@ -108,22 +98,10 @@ export function updateOrders(ctx: OperationContext, body: Body): Answer {
  * @throws ApiError 404 Orders Not Found / NOT_FOUND when the merchant has none
  *   (external-api.yml, Order404Response2).
  */
-export function listOrders(ctx: OperationContext): Answer {
-  const orders = ctx.store.orders(ctx.merchant.publicKey);
+export function listOrders(facts: RequestFacts, selection: Selection): Answer {
+  const orders = facts.storedOrders ?? [];
   if (orders.length === 0) throw ordersNotFound('Orders Not Found', 'orders-not-found');
-  return answerWith(ctx.selection.rule, () => orders.flatMap((order) => order.items.map((item) => orderRecord(order, item))), 'products');
-}
-
-function orderItem(item: Body, createdAt: string, updatedAt: string): OrderItem {
-  return {
-    orderId: String(item.orderId),
-    currency: String(item.currency),
-    amount: normaliseAmount(String(item.amount)),
-    productId: String(item.productId),
-    productDescription: typeof item.productDescription === 'string' ? item.productDescription : '',
-    createdAt,
-    updatedAt,
-  };
+  return answerWith(selection.rule, () => orders.flatMap((order) => order.items.map((item) => orderRecord(order, item))), 'products');
 }
 
 const orderRecord = (order: Order, item: OrderItem): OrderRecord => ({

@@ -1,49 +1,36 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { inputError, noAuthorisedTransaction, notFound } from '../errors.js';
-import type { OperationId, Variant } from '../model/operations.js';
+import type { Selection } from '../scenarios/selector.js';
 import type { Scenario } from '../scenarios/scenario.js';
-import { answered, answerWith, refused, type Answer, type OperationContext } from './answer.js';
-import { refusalOf, refusalReason, transition, type PaymentEvent } from './state-machine.js';
+import { answered, answerWith, paymentWrite, refused, type Answer, type OperationEnv, type Write } from './answer.js';
+import { refusalReason, transition, type Outcome, type PaymentEvent, type Transition } from './state-machine.js';
 import { linkingReferenceOf } from './merchants.js';
-import { normaliseAmount, toMinor, toNumber } from '../model/money.js';
+import { toNumber } from '../model/money.js';
 import type { Payment, PaymentMethod, StoredCard, TransferAccount } from '../model/records.js';
-import type { Store } from '../store/store.js';
+import type { NewPaymentFields, RequestFacts } from './request.js';
 
 /**
  * Payments: initiate, OTP completion, refund and cancel (spec, endpoints 3,
  * 8-11), with the state machine of README "Payment states":
  * PENDING -> SUCCESSFUL | FAILED | CANCELLED; SUCCESSFUL -> REFUNDED.
- * Request bodies reach here already validated against the OpenAPI document.
+ * Each operation takes the request's facts (src/domain/request.ts) and the
+ * selection, and answers with the records to store.
  */
-
-type Body = Record<string, unknown>;
-
-/**
- * The initiate variant of a body: a CARD body carrying transfer fields is the
- * transfer variant (spec, Transfer variant), and so is `paymentType:
- * "TRANSFER"`, which the provider's Python SDK sends (README, "Accepted beyond the spec").
- */
-export function variantOf(body: Body): Variant {
-  if (body.paymentType === 'CARD') {
-    const transfer = ['pocketReference', 'amountControl', 'walletDaysActive'].some((field) => body[field] !== undefined);
-    return transfer ? 'TRANSFER' : 'CARD';
-  }
-  return body.paymentType as Variant;
-}
 
 /**
  * POST /payments/initiates: answers 20, S20, NIP, 00 or a business failure as
  * the selected rule says; a rule with a `state` creates the payment through
  * the state machine.
  */
-export function initiatePayment(ctx: OperationContext, body: Body): Answer {
-  const paymentReference = String(body.paymentReference);
-  const variant = variantOf(body);
-  const record = newPayment(ctx, body, variant, linkingReferenceOf(ctx.merchant, paymentReference));
-  return answerCreating(ctx, record, (payment) => {
+export function initiatePayment(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+  const fields = facts.newPayment!;
+  const variant = facts.variant!;
+  const { paymentReference } = fields;
+  const record = newPayment(facts, fields, variant, env.now());
+  return answerCreating(facts, selection, record, (payment) => {
     switch (variant) {
       case 'CARD':
-        return { paymentReference, linkingReference: payment.linkingReference, redirectUrl: ctx.links.authenticate(payment.linkingReference) };
+        return { paymentReference, linkingReference: payment.linkingReference, redirectUrl: env.links.authenticate(payment.linkingReference) };
       case 'TRANSFER':
         return { paymentReference, amount: toNumber(payment.amount), ...payment.transfer };
       default:
@@ -52,74 +39,57 @@ export function initiatePayment(ctx: OperationContext, body: Body): Answer {
   });
 }
 
-/** The spec's answer to a reused reference, when the catalogue has none that creates nothing (spec, Limits 1). */
-const REUSED_REFERENCE: Scenario = {
-  name: 'duplicate-reference',
-  description: 'A paymentReference the merchant has already used is refused (spec, Limits 1).',
-  match: { operation: 'initiatePayment' },
-  then: { code: 'S18', message: 'Transaction reference must be unique', payments: 'empty' },
-  example: { request: { operation: 'initiatePayment' }, expect: { status: 200, code: 'S18' } },
-  source: 'built in',
-};
-
 /**
  * Answers an operation that creates a payment (initiate, hosted checkout
  * link, order). A rule with a `state` creates `record` through the state
  * machine; when the reference is already used, whatever rule a header or an
  * override forced, nothing is created and the answer is the catalogue's answer
- * to a reused reference (the rule the request's values choose: S18, or 500
- * for links and orders).
+ * to a reused reference (Selection.reusedReference: S18, or 500 for links and orders).
  * @param details the payload of the answer, from the payment as stored (`created`) or as it would have been
+ * @returns the answer; its writes hold the new payment exactly when it was created
  * @throws ApiError for a rule with an HTTP outcome.
  */
-export function answerCreating(ctx: OperationContext, record: Payment, details: (payment: Payment, created: boolean) => unknown): Answer {
-  const rule = ctx.selection.rule;
+export function answerCreating(facts: RequestFacts, selection: Selection, record: Payment, details: (payment: Payment, created: boolean) => unknown): Answer {
+  const rule = selection.rule;
   const { state, code, message } = rule.then;
   if (rule.then.http || !state || code === undefined || message === undefined) return answerWith(rule, () => details(record, false));
-  const current = ctx.store.payment(record.publicKey, record.paymentReference);
-  const made = transition(ctx.store, current, { type: 'create', record, status: state }, { code, message, scenario: rule.name, now: ctx.now() });
+  const event: PaymentEvent = { type: 'create', record, status: state };
+  const made = transition(facts.payment, event, { code, message, scenario: rule.name, now: record.createdAt });
   if (made.refused) {
-    const byValues = ctx.selection.byValues;
-    const answer = answerWith(byValues.then.state ? REUSED_REFERENCE : byValues, () => ({}));
-    return { ...answer, reason: refusalReason(made.refused, current, { type: 'create', record, status: state }, 'created') };
+    const answer = answerWith(selection.reusedReference(), () => ({}));
+    return { ...answer, reason: refusalReason(made.refused, facts.payment, event, 'created') };
   }
-  return answerWith(rule, () => details(made.payment, true));
+  return answerWith(rule, () => details(made.payment, true), 'payments', [paymentWrite(made.payment)]);
 }
 
 /**
- * A payment record built from an initiate body. Of a card only BIN, last four
- * and a token are kept (README: full number, CVV and PIN are never stored).
+ * A payment record built from a request's fields, not stored. Of a card
+ * only BIN, last four and a token are kept (README: full number, CVV and PIN
+ * are never stored). Its linkingReference is the merchant's HMAC of the reference (README decision 9).
+ * @param now ISO 8601 UTC, its createdAt and updatedAt
  */
-export function newPayment(ctx: OperationContext, body: Body, method: PaymentMethod, linkingReference: string): Payment {
-  const now = ctx.now();
+export function newPayment(facts: Pick<RequestFacts, 'merchant'>, fields: NewPaymentFields, method: PaymentMethod, now: string): Payment {
   const payment: Payment = {
-    publicKey: ctx.merchant.publicKey,
-    paymentReference: String(body.paymentReference),
-    linkingReference,
+    publicKey: facts.merchant.publicKey,
+    paymentReference: fields.paymentReference,
+    linkingReference: linkingReferenceOf(facts.merchant, fields.paymentReference),
     method,
     status: 'PENDING',
     code: '',
     message: '',
-    amount: normaliseAmount(String(body.amount)),
+    amount: fields.amount,
     refundedAmount: '0.00',
-    currency: String(body.currency),
-    country: String(body.country),
+    currency: fields.currency,
+    country: fields.country,
     scenario: '',
     createdAt: now,
     updatedAt: now,
+    ...fields.kept,
   };
-  for (const field of KEPT_FIELDS) {
-    if (body[field] !== undefined && body[field] !== null) payment[field] = String(body[field]);
-  }
-  if (method === 'CARD' && typeof body.cardNumber === 'string') payment.card = cardOf(body.cardNumber);
+  if (method === 'CARD' && fields.cardNumber !== undefined) payment.card = cardOf(fields.cardNumber);
   if (method === 'TRANSFER') payment.transfer = transferAccountOf(payment);
   return payment;
 }
-
-/** The initiate fields a payment keeps as they were sent: what the status query answers (never card data). */
-const KEPT_FIELDS = [
-  'fullName', 'email', 'mobileNumber', 'productId', 'productDescription', 'redirectUrl', 'callbackUrl', 'channelType', 'deviceType', 'sourceIP', 'type',
-] as const;
 
 /** The account a transfer payment is paid into: derived from its linkingReference, so the same payment always shows the same account. */
 export function transferAccountOf(payment: Pick<Payment, 'linkingReference' | 'fullName'>): TransferAccount {
@@ -140,7 +110,7 @@ export const cardOf = (cardNumber: string): StoredCard => ({
 });
 
 /** Which methods each completion endpoint completes (README decision: validate also takes card OTPs). */
-const COMPLETES: Partial<Record<OperationId, PaymentMethod[]>> = {
+const COMPLETES: Record<'validatePayment' | 'completeMomoPayment', readonly PaymentMethod[]> = {
   validatePayment: ['ACCOUNT', 'CARD'],
   completeMomoPayment: ['MOMO'],
 };
@@ -153,26 +123,23 @@ const COMPLETES: Partial<Record<OperationId, PaymentMethod[]>> = {
  * @throws ApiError 404 for an unknown linkingReference, 400 when the payment
  *   belongs to the other completion endpoint.
  */
-export function completePayment(ctx: OperationContext, operation: 'validatePayment' | 'completeMomoPayment', body: Body): Answer {
-  const linkingReference = String(body.linkingReference);
-  const payment = ctx.store.paymentByLinkingReference(ctx.merchant.publicKey, linkingReference);
+export function completePayment(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+  const operation = facts.operation === 'completeMomoPayment' ? 'completeMomoPayment' : 'validatePayment';
+  const { linkingReference, payment } = facts;
   if (!payment) throw notFound(`No payment with linkingReference ${linkingReference}`);
-  if (!COMPLETES[operation]!.includes(payment.method)) {
+  if (!COMPLETES[operation].includes(payment.method)) {
     const where = payment.method === 'MOMO' ? 'POST /payments/momo/otp' : 'POST /payments/validate';
     throw inputError(`linkingReference ${linkingReference} is a ${payment.method} payment: complete it with ${where}`);
   }
   const details = { paymentReference: payment.paymentReference, linkingReference, authoption: [] };
-  const rule = ctx.selection.rule;
-  if (payment.status !== 'PENDING') {
+  const rule = selection.rule;
+  const event: PaymentEvent = { type: 'settle', status: rule.then.state ?? 'SUCCESSFUL' };
+  const settled = transition(payment, event, outcomeOf(rule, env));
+  if (settled.refused) {
     const doing = operation === 'validatePayment' ? 'validated' : 'completed with an OTP';
-    return { ...alreadyProcessed(details), reason: refusalReason('not-pending', payment, { type: 'settle', status: 'SUCCESSFUL' }, doing) };
+    return { ...alreadyProcessed(details), reason: refusalReason(settled.refused, payment, event, doing) };
   }
-  return answerWith(rule, (outcome) => {
-    if (outcome.state && settled(ctx, payment, { type: 'settle', status: outcome.state }, rule.name, outcome).refused) {
-      throw new Error('a pending payment refused a completion');
-    }
-    return details;
-  });
+  return answerWith(rule, () => details, 'payments', rule.then.state ? [paymentWrite(settled.payment)] : []);
 }
 
 // The provider's answer to a second completion (external-api.yml, ValidateTransactionResponse1).
@@ -183,32 +150,34 @@ const alreadyProcessed = (details: Record<string, unknown>): Answer =>
  * POST /payments/refund: a successful payment, up to what is left of its
  * amount; partial refunds add up and the payment is REFUNDED once all of it is.
  * A payment refunded in full, or a refund above what is left, is refused
- * (S12 Transaction Failed) and changes nothing.
+ * (S12 Transaction Failed) and changes nothing, whatever rule was chosen.
  * @throws ApiError 400 No authorised transaction found for this reference (the
  *   provider's body) for an unknown reference or a payment never paid; 400
  *   INPUT for a currency other than the payment's.
  */
-export function refundPayment(ctx: OperationContext, body: Body): Answer {
-  const payment = paymentNamed(ctx, body);
-  if (payment.status !== 'SUCCESSFUL' && payment.status !== 'REFUNDED') {
-    throw noAuthorisedTransaction(refusalReason('not-paid', payment, { type: 'refund', amountMinor: 0 }, 'refunded'));
+export function refundPayment(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+  const payment = facts.payment;
+  if (!payment) throw noAuthorisedTransaction();
+  const event: PaymentEvent = { type: 'refund', amountMinor: facts.amountMinor ?? 0 };
+  const rule = selection.rule;
+  const refund = transition(payment, event, outcomeOf(rule, env));
+  if (refund.refused === 'not-paid') throw noAuthorisedTransaction(refusalReason('not-paid', payment, event, 'refunded'));
+  if (facts.currency !== undefined && facts.currency !== payment.currency) {
+    throw inputError(`currency ${facts.currency} is not the currency of payment ${payment.paymentReference} (${payment.currency})`);
   }
-  if (body.currency !== undefined && body.currency !== payment.currency) {
-    throw inputError(`currency ${String(body.currency)} is not the currency of payment ${payment.paymentReference} (${payment.currency})`);
+  // No rule can approve a refund the payment does not allow.
+  if (refund.refused) {
+    return refused(refund.refused === 'fully-refunded' ? 'refund-not-allowed' : 'refund-exceeds-amount', refusalReason(refund.refused, payment, event, 'refunded'));
   }
-  const amountMinor = toMinor(String(body.amount));
-  const rule = ctx.selection.rule;
-  // Checked before the rule answers: no rule can approve a refund the payment does not allow.
-  const refusal = refusalOf(payment, { type: 'refund', amountMinor });
-  if (refusal) {
-    return refused(refusal === 'fully-refunded' ? 'refund-not-allowed' : 'refund-exceeds-amount', refusalReason(refusal, payment, { type: 'refund', amountMinor }, 'refunded'));
-  }
-  return answerWith(rule, (outcome) => {
-    let stored = payment;
-    if (outcome.state === 'REFUNDED') stored = settled(ctx, payment, { type: 'refund', amountMinor }, rule.name, outcome).payment ?? payment;
-    else if (outcome.state) stored = settled(ctx, payment, { type: 'settle', status: outcome.state }, rule.name, outcome).payment ?? payment;
-    return { paymentReference: stored.paymentReference, status: 'REFUNDED', card: stored.card ?? { bin: '', last4: '', token: '' } };
-  });
+  const state = rule.then.state;
+  const done = state === 'REFUNDED' ? refund : state ? transition(payment, { type: 'settle', status: state }, outcomeOf(rule, env)) : undefined;
+  const stored = done?.payment ?? payment;
+  return answerWith(
+    rule,
+    () => ({ paymentReference: stored.paymentReference, status: 'REFUNDED', card: stored.card ?? { bin: '', last4: '', token: '' } }),
+    'payments',
+    writesOf(done),
+  );
 }
 
 /**
@@ -217,38 +186,32 @@ export function refundPayment(ctx: OperationContext, body: Body): Answer {
  * @throws ApiError 400 No authorised transaction found for this reference (the
  *   provider's body) for an unknown reference.
  */
-export function cancelPayment(ctx: OperationContext, body: Body): Answer {
-  const payment = paymentNamed(ctx, body);
-  const refusal = refusalOf(payment, { type: 'cancel' });
-  if (refusal) return refused('cancel-not-allowed', refusalReason(refusal, payment, { type: 'cancel' }, 'cancelled'));
-  const rule = ctx.selection.rule;
-  return answerWith(rule, (outcome) => {
-    const stored = outcome.state ? (settled(ctx, payment, outcome.state === 'CANCELLED' ? { type: 'cancel' } : { type: 'settle', status: outcome.state }, rule.name, outcome).payment ?? payment) : payment;
-    const { bin = '', last4 = '' } = stored.card ?? {};
-    return { paymentReference: stored.paymentReference, status: 'CANCELLED', card: { bin, last4 } };
-  });
-}
-
-// One event of an operation through the state machine, with the rule's code and message.
-function settled(ctx: OperationContext, payment: Payment, event: PaymentEvent, scenario: string, outcome: { code: string; message: string }) {
-  return transition(ctx.store, payment, event, { code: outcome.code, message: outcome.message, scenario, now: ctx.now() });
-}
-
-function paymentNamed(ctx: OperationContext, body: Body): Payment {
-  const payment = ctx.store.payment(ctx.merchant.publicKey, String(body.paymentReference));
+export function cancelPayment(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+  const payment = facts.payment;
   if (!payment) throw noAuthorisedTransaction();
-  return payment;
+  const rule = selection.rule;
+  const cancel = transition(payment, { type: 'cancel' }, outcomeOf(rule, env));
+  if (cancel.refused) return refused('cancel-not-allowed', refusalReason(cancel.refused, payment, { type: 'cancel' }, 'cancelled'));
+  const state = rule.then.state;
+  const done = state === 'CANCELLED' ? cancel : state ? transition(payment, { type: 'settle', status: state }, outcomeOf(rule, env)) : undefined;
+  const stored = done?.payment ?? payment;
+  const { bin = '', last4 = '' } = stored.card ?? {};
+  return answerWith(rule, () => ({ paymentReference: stored.paymentReference, status: 'CANCELLED', card: { bin, last4 } }), 'payments', writesOf(done));
 }
+
+// The outcome a rule gives a payment: its code and message, kept on the record. An HTTP rule stores nothing.
+const outcomeOf = (rule: Scenario, env: OperationEnv): Outcome => ({ code: rule.then.code ?? '', message: rule.then.message ?? '', scenario: rule.name, now: env.now() });
+
+// A transition the answer stores: none when there was none, or when the table refused it.
+const writesOf = (done: Transition | undefined): Write[] => (done && !done.refused ? [paymentWrite(done.payment)] : []);
 
 /**
  * Settles a pending payment as the outside world would (3-D Secure answered,
  * transfer received): SUCCESSFUL with 00 Successful, or FAILED with S12
- * Transaction Failed, through the state machine. Used by the control API and
- * the customer pages.
- * @returns the payment as stored, or undefined, changing nothing, when it is not PENDING.
+ * Transaction Failed, through the state machine. Used by the control API.
+ * @returns the new record to store, or the refusal when the payment is not PENDING
  */
-export function settleExternally(store: Store, payment: Payment, outcome: 'success' | 'failure', now: string, scenario: string): Payment | undefined {
+export function settleExternally(payment: Payment, outcome: 'success' | 'failure', now: string, scenario: string): Transition {
   const [status, code, message] = outcome === 'success' ? (['SUCCESSFUL', '00', 'Successful'] as const) : (['FAILED', 'S12', 'Transaction Failed'] as const);
-  const done = transition(store, payment, { type: 'settle', status }, { code, message, scenario, now });
-  return done.refused ? undefined : done.payment;
+  return transition(payment, { type: 'settle', status }, { code, message, scenario, now });
 }

@@ -1,14 +1,14 @@
 import { fromMinor, toMinor } from '../model/money.js';
 import type { Payment, PaymentStatus, StoredCard, TransferAccount } from '../model/records.js';
-import type { Store } from '../store/store.js';
 
 /**
  * The payment state machine (README decision 12): the one place where a
  * payment comes into being or changes. Every operation, customer page and
- * control action sends it an event; it checks the event against the table,
- * builds a new record (stored records are never changed in place) and
- * stores it. What it refuses changes nothing, whatever rule was chosen: the
- * catalogue names an answer, the state machine decides whether it may happen.
+ * control action sends it an event; it checks the event against the table
+ * and builds the new record (stored records are never changed in place),
+ * which the caller's answer stores (src/domain/commit.ts). What it refuses
+ * changes nothing, whatever rule was chosen: the catalogue names an answer,
+ * the state machine decides whether it may happen.
  */
 
 /** Something that happens to a payment. Amounts are in minor units. */
@@ -60,30 +60,28 @@ export interface Outcome {
   now: string;
 }
 
-/** The result of an event: the payment as now stored, or why nothing happened. */
+/** The result of an event: the payment's new record, to be stored, or why nothing may happen. */
 export type Transition = { payment: Payment; refused?: undefined } | { refused: Refusal; payment?: Payment };
 
 /**
- * Applies `event` to `current` (undefined: no payment with that reference)
- * and stores the new record.
- * @returns the stored payment, or a refusal that changed nothing
+ * Applies `event` to `current` (undefined: no payment with that reference).
+ * @returns the new record (not stored: the caller's answer writes it), or a
+ *   refusal, with `current` as it stands
  * @throws Error when the event would lead to a state the table does not allow
  *   (a programming error: the catalogue's states are checked at load)
  */
-export function transition(store: Store, current: Payment | undefined, event: PaymentEvent, outcome: Outcome): Transition {
+export function transition(current: Payment | undefined, event: PaymentEvent, outcome: Outcome): Transition {
   const rule = TRANSITIONS[event.type];
   const refusal = refusalOf(current, event);
   if (refusal) return { refused: refusal, payment: current };
   const next = nextRecord(current, event, outcome);
   if (!rule.to.includes(next.status)) throw new Error(`${event.type} cannot lead to ${next.status}`);
-  store.putPayment(next);
   return { payment: next };
 }
 
 /**
  * Why the table refuses `event` on `current` (undefined: no payment with
- * that reference), or undefined when it allows it. Asked before an answer is
- * chosen, so that no rule can approve what the payment does not allow.
+ * that reference), or undefined when it allows it.
  */
 export function refusalOf(current: Payment | undefined, event: PaymentEvent): Refusal | undefined {
   const { from } = TRANSITIONS[event.type];

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { processingError } from '../errors.js';
 import type { Scenario } from '../scenarios/scenario.js';
-import { answerWith, type Answer, type OperationContext } from './answer.js';
+import type { Selection } from '../scenarios/selector.js';
+import { answerWith, type Answer, type Links, type OperationEnv } from './answer.js';
+import type { RequestFacts } from './request.js';
 import { toNumber } from '../model/money.js';
 import type { Payment } from '../model/records.js';
 
@@ -23,19 +25,19 @@ export const STORED = '$payment';
  * @throws ApiError 500 No transaction found / PROCESSING for a reference the
  *   merchant never used (external-api.yml, 500Response4).
  */
-export function queryPayment(ctx: OperationContext, paymentReference: string): Answer {
-  const payment = ctx.store.payment(ctx.merchant.publicKey, paymentReference);
+export function queryPayment(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+  const payment = facts.payment;
   if (!payment) throw processingError('No transaction found', 'no-transaction-found');
-  const rule = ctx.selection.rule;
+  const rule = selection.rule;
   const then = { ...rule.then };
   if (then.code === STORED) then.code = payment.code;
   if (then.message === STORED) then.message = payment.message;
   const scenario: Scenario = { ...rule, then };
-  return answerWith(scenario, () => ({ payments: statusView(ctx, payment), customers: customerView(payment) }), null);
+  return answerWith(scenario, () => ({ payments: statusView(env.links, payment), customers: customerView(payment) }), null);
 }
 
 /** The payment as the status query shows it: the provider's field names, and only what the sandbox knows. */
-function statusView(ctx: OperationContext, payment: Payment): Record<string, unknown> {
+function statusView(links: Links, payment: Payment): Record<string, unknown> {
   const amount = toNumber(payment.amount);
   const view: Record<string, unknown> = {
     paymentReference: payment.paymentReference,
@@ -60,7 +62,7 @@ function statusView(ctx: OperationContext, payment: Payment): Record<string, unk
     sourceIP: payment.sourceIP,
     deviceType: payment.deviceType,
     type: payment.type ?? (payment.card ? '3DSECURE' : undefined),
-    redirectLink: pageOf(ctx, payment),
+    redirectLink: pageOf(links, payment),
     redirecturl: payment.redirectUrl ?? payment.callbackUrl,
   };
   if (payment.card) {
@@ -84,8 +86,8 @@ function customerView(payment: Payment): Record<string, unknown> {
 }
 
 // The sandbox page the customer is sent to for this payment: card authentication, or the hosted checkout.
-function pageOf(ctx: OperationContext, payment: Payment): string | undefined {
-  if (payment.method === 'CHECKOUT' || payment.method === 'ORDER') return ctx.links.checkout(payment.linkingReference);
-  if (payment.method === 'CARD') return ctx.links.authenticate(payment.linkingReference);
+function pageOf(links: Links, payment: Payment): string | undefined {
+  if (payment.method === 'CHECKOUT' || payment.method === 'ORDER') return links.checkout(payment.linkingReference);
+  if (payment.method === 'CARD') return links.authenticate(payment.linkingReference);
   return undefined;
 }

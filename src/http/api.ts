@@ -1,25 +1,26 @@
-import express, { type RequestHandler, type Response, type Router } from 'express';
-import type { Answer, Links, OperationContext } from '../domain/answer.js';
-import { httpOutcome } from '../domain/answer.js';
+import express, { type RequestHandler, type Request, type Response, type Router } from 'express';
+import type { Journal } from '../control/journal.js';
+import { httpOutcome, type Answer, type Links, type Operation, type OperationEnv, type Write } from '../domain/answer.js';
 import { authenticateMerchant, checkPublicKey, exchangeKey, exchangeKeys, merchantOfPublicKey } from '../domain/authentication.js';
 import { computeHash, createCheckoutLink } from '../domain/checkout.js';
-import type { Merchant } from '../model/records.js';
+import { commitWrites } from '../domain/commit.js';
 import { createOrder, listOrders, updateOrders } from '../domain/orders.js';
 import { cancelPayment, completePayment, initiatePayment, refundPayment } from '../domain/payments.js';
-import { queryPayment } from '../domain/status-query.js';
+import { factsOf, type Body } from '../domain/request.js';
 import { REASON_HEADER } from '../domain/state-machine.js';
-import type { RequestLog } from './request-log.js';
-import { headerSafe } from './render-error.js';
-import { ApiError, methodNotAllowed, notFound } from '../errors.js';
+import { queryPayment } from '../domain/status-query.js';
+import { ApiError, badRequest, methodNotAllowed, notFound } from '../errors.js';
+import type { Merchant } from '../model/records.js';
 import type { OperationId } from '../model/operations.js';
-import { SCENARIO_HEADER, type ScenarioSelector, type Selection } from '../scenarios/selector.js';
+import { SCENARIO_HEADER, type ScenarioSelector } from '../scenarios/selector.js';
 import type { Store } from '../store/store.js';
 import { operationId, type HttpOperation } from '../validation/operations.js';
+import { beginExchange, exchangeOf, sendJson, type ApiExchange } from './exchange.js';
 import { delayMs, dropConnection, pause, type HungConnections } from './faults.js';
-import { factsOf, type RequestFacts } from './request-facts.js';
-import { journalRecorder } from './journal-recorder.js';
-import type { Journal } from '../control/journal.js';
-import { validateRequest } from './validate.js';
+import { recordOnClose } from './journal-recorder.js';
+import { headerSafe } from './render-error.js';
+import type { RequestLog } from './request-log.js';
+import { validateBody } from './validate.js';
 
 /** What the Payments API router needs. */
 export interface ApiDependencies {
@@ -36,23 +37,20 @@ export interface ApiDependencies {
   log?: RequestLog;
 }
 
-type Body = Record<string, unknown>;
-type Operation = (ctx: OperationContext, body: Body, params: Record<string, string>) => Answer;
-
 /** The domain operation of each operationId of openapi/payments-api.yaml. */
 const OPERATIONS: Record<OperationId, Operation> = {
-  exchangeKeys: (ctx) => exchangeKeys(ctx),
+  exchangeKeys,
   computeHash,
   initiatePayment,
   createCheckoutLink,
   createOrder,
   updateOrders,
-  listOrders: (ctx) => listOrders(ctx),
-  validatePayment: (ctx, body) => completePayment(ctx, 'validatePayment', body),
-  completeMomoPayment: (ctx, body) => completePayment(ctx, 'completeMomoPayment', body),
+  listOrders,
+  validatePayment: completePayment,
+  completeMomoPayment: completePayment,
   refundPayment,
   cancelPayment,
-  queryPayment: (ctx, _body, params) => queryPayment(ctx, String(params.paymentReference)),
+  queryPayment,
 };
 
 /** Methods whose body is ignored: clients such as the provider's Node SDK send one on GET (README decision). */
@@ -61,55 +59,171 @@ const BODYLESS = new Set(['GET', 'HEAD', 'DELETE']);
 /** Refund and cancel answer credential and parameter errors in the provider's own body (README decisions). */
 const PROVIDER_ERRORS = new Set<OperationId>(['refundPayment', 'cancelPayment']);
 
-/**
- * The Payments API v2 under `/api/v2`: one route per operation of the
- * OpenAPI document. A request goes: journal -> authentication (from the
- * headers) -> JSON body -> validation against the document -> the body's
- * merchant -> selection (header, override, values) -> the operation -> group
- * commit -> delay or fault -> the envelope.
- */
-export function apiRouter(deps: ApiDependencies): Router {
-  const router = express.Router();
-  router.use(journalRecorder(deps));
-  const methods = new Map<string, string[]>();
-  for (const operation of deps.operations) {
-    const id = operationId(operation) as OperationId;
-    const path = operation.path.replace(/\{([^}]+)\}/g, ':$1');
-    const method = operation.method.toLowerCase() as 'get' | 'post' | 'put';
-    methods.set(path, [...(methods.get(path) ?? []), operation.method.toUpperCase()]);
-    router[method](path, (_req, res, next) => {
-      res.locals.operation = id;
-      next();
-    }, ...handlersFor(id, operation, deps));
-  }
-  // A known path asked with another method says which method it takes; the key
-  // exchange keeps the spec's 404 `{error}` for anything but its POST (spec, endpoint 1).
-  methods.delete('/encrypt/keys');
-  for (const [path, allowed] of methods) {
-    router.all(path, (req) => {
-      throw methodNotAllowed(req.method, `${req.baseUrl}${req.path}`, allowed);
-    });
-  }
-  // The key exchange answers its 404 with `error` only (spec, endpoint 1).
-  router.all(['/encrypt/keys', '/encrypt/keys/{*rest}'], () => {
-    throw new ApiError(404, { error: 'Not Found' }, 'keys-not-found');
-  });
-  router.all('/{*rest}', (req) => {
-    throw notFound(`No resource at ${req.method} ${req.baseUrl}${req.path}`);
-  });
-  return router;
+/** One operation of the document, ready to serve: how its path matches, and what its steps need to know. */
+interface Route {
+  id: OperationId;
+  operation: HttpOperation;
+  method: string;
+  /** the path with `{name}` parameters, as the document writes it */
+  path: string;
+  /** for a path with parameters: its pattern and the parameters' names, in order */
+  pattern?: RegExp;
+  names: string[];
+  /** refund and cancel take Basic credentials too (spec, Authentication rule 2) */
+  allowBasic: boolean;
+  /** the hash endpoint has no security at the provider: without credentials its merchant is the body's publicKey */
+  optionalAuth: boolean;
+  providerErrors: boolean;
 }
 
-// Read every body as JSON, whatever its Content-Type says: the API speaks nothing else.
+/**
+ * The Payments API v2 under `/api/v2`, one way through (README, "One way
+ * through"): a request is journalled, routed to its operation, and then
+ * goes authentication (from the headers) -> JSON body -> validation against
+ * the document -> the merchant -> facts -> selection (header, override,
+ * values; a fault that changes nothing happens here) -> the operation ->
+ * commit of what it stores -> delay or lose-response -> the envelope. Each
+ * step hands the next what it learnt, typed, on the request's exchange.
+ */
+export function apiRouter(deps: ApiDependencies): Router {
+  const routes = deps.operations.map(routeOf);
+  const byPath = new Map<string, Route[]>();
+  for (const route of routes) byPath.set(route.path.toLowerCase(), [...(byPath.get(route.path.toLowerCase()) ?? []), route]);
+  const parametric = routes.filter((route) => route.pattern !== undefined);
+  const env: OperationEnv = { links: deps.links, now: deps.now };
+  const router = express.Router();
+  router.use((req, res, next) => {
+    const exchange = beginExchange(res);
+    recordOnClose(req, res, exchange, deps);
+    serve(req, res, exchange).catch(next);
+  });
+  return router;
+
+  async function serve(req: Request, res: Response, exchange: ApiExchange): Promise<void> {
+    const { route, params } = routeFor(req);
+    exchange.operation = route.id;
+    const merchant = await readRequest(route, req, res, params);
+    const body = validateBody(route.operation, req, res, exchange, { lenient: !deps.strict });
+    const known = resolveMerchant(route, merchant, body);
+    const newMerchant = deps.store.merchant(known.publicKey) === undefined;
+    const parts = { operation: route.id, body, sent: (req.body ?? {}) as Body, params, headers: req.headers };
+    const facts = (exchange.facts = factsOf(parts, known, newMerchant, deps.store));
+    // The one decision about the request, before the operation runs: a fault that must
+    // change nothing, or a forced HTTP error, happens here, before anything is stored.
+    const header = req.headers[SCENARIO_HEADER];
+    const selection = (exchange.selection = deps.selector.select(facts, typeof header === 'string' ? header : undefined));
+    const fault = selection.action?.fault;
+    if (fault === 'drop-connection') return dropConnection(req, exchange, fault);
+    if (fault === 'hang') return deps.hung.hold(req, exchange, fault);
+    if (selection.forced && selection.rule.then.http) throw httpOutcome(selection.rule);
+    const answer = OPERATIONS[route.id](facts, selection, env);
+    // A new merchant is remembered once a request it made is answered (README decision 2).
+    await commitWrites(deps.store, newMerchant ? [merchantWrite(known), ...answer.writes] : answer.writes);
+    return respond(req, res, exchange, answer);
+  }
+
+  // The route of the request's path and method. A known path asked with another method says which
+  // method it takes; the key exchange keeps the spec's 404 `{error}` for anything but its POST (spec, endpoint 1).
+  function routeFor(req: Request): { route: Route; params: Record<string, string> } {
+    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    let candidates = byPath.get(path.toLowerCase());
+    let params: Record<string, string> = {};
+    if (!candidates) {
+      for (const route of parametric) {
+        const found = route.pattern!.exec(path);
+        if (!found) continue;
+        candidates = [...(candidates ?? []), route];
+        params = Object.fromEntries(route.names.map((name, index) => [name, decodeParam(found[index + 1]!)]));
+      }
+    }
+    const keyExchange = candidates?.[0]?.id === 'exchangeKeys' || /^\/encrypt\/keys\//i.test(path);
+    const route = candidates?.find((candidate) => candidate.method === method);
+    if (route) return { route, params };
+    if (keyExchange) throw new ApiError(404, { error: 'Not Found' }, 'keys-not-found');
+    if (candidates) throw methodNotAllowed(req.method, `${req.baseUrl}${req.path}`, candidates.map((candidate) => candidate.method));
+    throw notFound(`No resource at ${req.method} ${req.baseUrl}${req.path}`);
+  }
+
+  // Credentials come from the headers, so a request without valid ones is refused before its body is
+  // read: a stranger's megabyte costs neither parsing nor memory (README decision 22).
+  async function readRequest(route: Route, req: Request, res: Response, params: Record<string, string>): Promise<Merchant | undefined> {
+    let merchant: Merchant | undefined;
+    if (route.id !== 'exchangeKeys' && !(route.optionalAuth && req.headers.authorization === undefined)) {
+      merchant = authenticateMerchant(deps.store, req.headers.authorization, route.allowBasic, deps.now());
+      checkPublicKey(merchant, params.publicKey);
+    }
+    await readBody(merchant === undefined ? strangersBody : jsonBody, req, res);
+    return merchant;
+  }
+
+  // The merchant the request acts for: the credentials', checked against the body's publicKey; the
+  // key exchange's key; or, for the hash endpoint without credentials, the body's publicKey.
+  function resolveMerchant(route: Route, merchant: Merchant | undefined, body: Body): Merchant {
+    if (route.id === 'exchangeKeys') return exchangeKey(deps.store, String(body.key), deps.now());
+    if (merchant === undefined) return merchantOfPublicKey(deps.store, body.publicKey);
+    checkPublicKey(merchant, body.publicKey, route.providerErrors);
+    return merchant;
+  }
+
+  // The answer's headers, its delay or lose-response, then the envelope.
+  async function respond(req: Request, res: Response, exchange: ApiExchange, answer: Answer): Promise<void> {
+    res.setHeader('X-Sandbox-Scenario', answer.scenario);
+    // A reference can carry any text: the reason is made header-safe as the error renderer's details are.
+    if (answer.reason !== undefined) res.setHeader(REASON_HEADER, headerSafe({ reason: answer.reason }).reason!);
+    const action = exchange.selection?.action;
+    if (action) {
+      const delay = delayMs(action.delay, deps.selector.engine.random);
+      if (delay > 0) res.setHeader('X-Sandbox-Delay', String(delay));
+      await pause(delay);
+      if (action.fault === 'lose-response') return dropConnection(req, exchange, action.fault);
+    }
+    sendJson(res, 200, answer.body, req.method === 'HEAD');
+  }
+}
+
+const merchantWrite = (merchant: Merchant): Write => ({ kind: 'merchant', merchant });
+
+function routeOf(operation: HttpOperation): Route {
+  const names: string[] = [];
+  const source = operation.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_whole, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  return {
+    id: operationId(operation) as OperationId,
+    operation,
+    method: operation.method.toUpperCase(),
+    path: operation.path,
+    pattern: names.length > 0 ? new RegExp(`^${source}/?$`, 'i') : undefined,
+    names,
+    allowBasic: (operation.security ?? []).some((set) => set.some((scheme) => scheme.type === 'http' && scheme.scheme === 'basic')),
+    optionalAuth: (operation.security ?? []).some((set) => set.length === 0),
+    providerErrors: PROVIDER_ERRORS.has(operationId(operation) as OperationId),
+  };
+}
+
+// A path parameter as express decodes it.
+function decodeParam(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw badRequest(`Failed to decode param '${value}'`);
+  }
+}
+
+// Reads every body as JSON, whatever its Content-Type says: the API speaks nothing else.
 // The bytes are kept so that a number sent where the spec wants a string is read exactly.
-const bodyOfUpTo = (limit: string): RequestHandler =>
-  express.json({
+function bodyOfUpTo(limit: string): RequestHandler {
+  return express.json({
     type: (req) => !BODYLESS.has(req.method ?? ''),
     limit,
     verify: (_req, res, buffer) => {
-      (res as unknown as Response).locals.rawBody = buffer;
+      const exchange = exchangeOf(res);
+      if (exchange) exchange.raw = buffer;
     },
   });
+}
 
 /** The body of a merchant's request: up to 1 MB (README decision 21). */
 const jsonBody = bodyOfUpTo('1mb');
@@ -121,84 +235,8 @@ const jsonBody = bodyOfUpTo('1mb');
  */
 const strangersBody = bodyOfUpTo('64kb');
 
-function handlersFor(id: OperationId, operation: HttpOperation, deps: ApiDependencies): RequestHandler[] {
-  const validate = validateRequest(operation, { lenient: !deps.strict });
-  const run = OPERATIONS[id];
-  if (id === 'exchangeKeys') {
-    const keyHolder: RequestHandler = (req, res, next) => {
-      res.locals.merchant = exchangeKey(deps.store, String((req.body as Body).key), deps.now());
-      next();
-    };
-    return [strangersBody, validate, keyHolder, select(deps, id), answer(deps, (ctx) => run(ctx, {}, {}))];
-  }
-  const allowBasic = (operation.security ?? []).some((set) => set.some((scheme) => scheme.type === 'http' && scheme.scheme === 'basic'));
-  const providerBody = PROVIDER_ERRORS.has(id);
-  // The hash endpoint has no security at the provider: without credentials its merchant is the body's publicKey.
-  const optional = (operation.security ?? []).some((set) => set.length === 0);
-  const authenticated: RequestHandler = (req, res, next) => {
-    if (optional && req.headers.authorization === undefined) return next();
-    const merchant = authenticateMerchant(deps.store, req.headers.authorization, allowBasic, deps.now());
-    checkPublicKey(merchant, req.params.publicKey);
-    res.locals.merchant = merchant;
-    next();
-  };
-  const checkBody: RequestHandler = (req, res, next) => {
-    const publicKey = (req.body as Body | undefined)?.publicKey;
-    if (res.locals.merchant === undefined) res.locals.merchant = merchantOfPublicKey(deps.store, publicKey);
-    else checkPublicKey(res.locals.merchant as Merchant, publicKey, providerBody);
-    next();
-  };
-  // Credentials come from the headers, so a request without valid ones is refused before its body is
-  // read: a stranger's megabyte costs neither parsing nor memory (README decision 22).
-  const body: RequestHandler = (req, res, next) => (res.locals.merchant === undefined ? strangersBody : jsonBody)(req, res, next);
-  return [authenticated, body, validate, checkBody, select(deps, id), answer(deps, (ctx, facts) => run(ctx, facts.body as Body, facts.params))];
-}
-
-// The one decision about a request, before the operation runs: the rule that
-// answers (header, override, values), and the delay or fault. A fault that must
-// change nothing (drop-connection, hang) or a forced HTTP error happens here,
-// before anything is stored.
-function select(deps: ApiDependencies, operation: OperationId): RequestHandler {
-  return (req, res, next) => {
-    const facts = factsOf(operation, res.locals.merchant as Merchant, (req.body ?? {}) as Body, req.params as Record<string, string>, req.headers, deps.store);
-    res.locals.facts = facts;
-    const selection = deps.selector.select(facts, req.get(SCENARIO_HEADER));
-    res.locals.selection = selection;
-    res.locals.action = selection.action;
-    const fault = selection.action?.fault;
-    if (fault === 'drop-connection') return dropConnection(req, res, fault);
-    if (fault === 'hang') return deps.hung.hold(req, res, fault);
-    if (selection.forced && selection.rule.then.http) throw httpOutcome(selection.rule);
-    next();
-  };
-}
-
-// Runs the operation; remembers a new merchant once its request is answered
-// (a refused one creates none); answers only once every change is on disk
-// (group commit); then carries out the selection's delay or lose-response.
-function answer(deps: ApiDependencies, operate: (ctx: OperationContext, facts: RequestFacts & { params: Record<string, string> }) => Answer): RequestHandler {
-  return async (req, res) => {
-    const facts = res.locals.facts as RequestFacts;
-    const selection = res.locals.selection as Selection;
-    const ctx: OperationContext = {
-      merchant: facts.merchant,
-      sent: (res.locals.sentBody ?? req.body ?? {}) as Body,
-      store: deps.store,
-      links: deps.links,
-      selection,
-      now: deps.now,
-    };
-    const result = operate(ctx, { ...facts, params: req.params as Record<string, string> });
-    if (!deps.store.merchant(facts.merchant.publicKey)) deps.store.putMerchant(facts.merchant);
-    await deps.store.commit();
-    res.set('X-Sandbox-Scenario', result.scenario);
-    // A reference can carry any text: the reason is made header-safe as the error renderer's details are.
-    if (result.reason !== undefined) res.set(headerSafe({ [REASON_HEADER]: result.reason }));
-    const action = selection.action;
-    const delay = delayMs(action?.delay, deps.selector.engine.random);
-    if (delay > 0) res.set('X-Sandbox-Delay', String(delay));
-    await pause(delay);
-    if (action?.fault === 'lose-response') return dropConnection(req, res, action.fault);
-    res.status(200).json(result.body);
-  };
+function readBody(parser: RequestHandler, req: Request, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    void parser(req, res, (error?: unknown) => (error ? reject(error) : resolve()));
+  });
 }

@@ -1,6 +1,7 @@
-import type { Request, Response } from 'express';
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Delay, Fault } from '../scenarios/scenario.js';
+import type { ApiExchange } from './exchange.js';
 
 /** How long a hung request is held before its connection is closed: far past any client's timeout. */
 export const HANG_LIMIT_MS = 10 * 60 * 1000;
@@ -23,8 +24,8 @@ export class HungConnections {
   private readonly sockets = new Set<Socket>();
 
   /** Holds the request: no answer is sent; the connection closes when the client gives up, the limit passes, or the sandbox closes. */
-  hold(req: Request, res: Response, fault: string): void {
-    res.locals.fault = fault;
+  hold(req: IncomingMessage, exchange: ApiExchange, fault: Fault): void {
+    exchange.fault = fault;
     const socket = req.socket;
     this.sockets.add(socket);
     const timer = setTimeout(() => socket.destroy(), HANG_LIMIT_MS);
@@ -41,7 +42,7 @@ export class HungConnections {
 }
 
 /** Closes the connection without an answer (drop-connection, lose-response). */
-export function dropConnection(req: Request, res: Response, fault: string): void {
-  res.locals.fault = fault;
+export function dropConnection(req: IncomingMessage, exchange: ApiExchange, fault: Fault): void {
+  exchange.fault = fault;
   req.socket.destroy();
 }

@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler } from 'express';
 import { ApiError, badRequest, internalError, notFound, payloadTooLarge, storeUnavailable } from '../errors.js';
 import { StoreUnavailableError } from '../store/store.js';
-import type { Action } from '../scenarios/selector.js';
+import { exchangeOf, sendJson } from './exchange.js';
 import { delayMs, pause } from './faults.js';
 
 /**
@@ -15,11 +15,12 @@ export function renderError(random: () => number, apiBase: string): ErrorRequest
     const apiError = toApiError(error);
     if (req.originalUrl.startsWith(apiBase)) {
       res.set('X-Sandbox-Scenario', apiError.scenario ?? 'internal-error');
-      const delay = delayMs((res.locals.action as Action | undefined)?.delay, random);
+      const delay = delayMs(exchangeOf(res)?.selection?.action?.delay, random);
       if (delay > 0) res.set('X-Sandbox-Delay', String(delay));
       await pause(delay);
     }
-    res.set(headerSafe(apiError.headers)).status(apiError.status).json(apiError.body);
+    res.set(headerSafe(apiError.headers));
+    sendJson(res, apiError.status, apiError.body, req.method === 'HEAD');
   };
 }
 

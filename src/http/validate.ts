@@ -1,29 +1,28 @@
-import type { RequestHandler } from 'express';
+import type { Request, Response } from 'express';
+import type { Body } from '../domain/request.js';
 import { checkRequest, requestToCheck, type CheckOptions } from '../validation/check-request.js';
 import type { HttpOperation } from '../validation/operations.js';
+import type { ApiExchange } from './exchange.js';
 
 /** The response header that lists the leniencies a request needed, joined with `; ` (README, "Accepted beyond the spec"). */
 export const WARNINGS_HEADER = 'X-Sandbox-Warnings';
 
-/** How strictly a router validates. */
+/** How strictly a request is validated. */
 export type ValidationOptions = CheckOptions;
 
 /**
- * The validation step of a router (src/validation/check-request.ts does the
- * checking): a refusal goes to the error renderer; an accepted request
- * continues with `req.body` as relaxed, the body as sent in
- * `res.locals.sentBody`, and the warnings in `res.locals.warnings` and the
- * X-Sandbox-Warnings header.
+ * The validation step of the Payments API (src/validation/check-request.ts
+ * does the checking).
+ * @returns the body to act on: relaxed when a leniency applied (the warnings
+ *   then go to `exchange.warnings` and the X-Sandbox-Warnings header), else
+ *   as sent (`req.body` stays as sent); {} when there is none
+ * @throws ApiError for a request the document refuses
  */
-export function validateRequest(operation: HttpOperation, options: ValidationOptions): RequestHandler {
-  return (req, res, next) => {
-    const checked = checkRequest(operation, requestToCheck(req), res.locals.rawBody as Buffer | undefined, options);
-    if (checked.warnings.length > 0) {
-      res.locals.sentBody = req.body;
-      res.locals.warnings = checked.warnings;
-      res.set(WARNINGS_HEADER, checked.warnings.join('; '));
-      req.body = checked.body;
-    }
-    next();
-  };
+export function validateBody(operation: HttpOperation, req: Request, res: Response, exchange: ApiExchange, options: ValidationOptions): Body {
+  const checked = checkRequest(operation, requestToCheck(req), exchange.raw, options);
+  if (checked.warnings.length > 0) {
+    exchange.warnings = checked.warnings;
+    res.setHeader(WARNINGS_HEADER, checked.warnings.join('; '));
+  }
+  return (checked.body ?? {}) as Body;
 }

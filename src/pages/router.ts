@@ -4,6 +4,7 @@ import {
   cancelByCustomer, completeCardAuthentication, isRedirectable, payByAccount, payByCard, payByTransfer, returnUrlOf, returnWithOutcome, transferSent,
   type CustomerContext, type CustomerStep,
 } from '../domain/customer.js';
+import { commitWrites } from '../domain/commit.js';
 import type { Payment } from '../model/records.js';
 import { authenticatePage, checkoutPage, notFoundPage, resultPage } from './templates.js';
 
@@ -37,7 +38,7 @@ export function pagesRouter(ctx: CustomerContext): Router {
   const isCheckout = (payment: Payment) => payment.method === 'CHECKOUT' || payment.method === 'ORDER';
   const isCard = (payment: Payment) => payment.method === 'CARD' || (isCheckout(payment) && payment.channel === 'CARD');
   const finish = async (res: Response, step: CustomerStep, self: string) => {
-    await ctx.store.commit();
+    await commitWrites(ctx.store, step.writes);
     if (step.next === 'authenticate') return res.redirect(303, `/pages/authenticate/${encodeURIComponent(step.payment.linkingReference)}`);
     // The next step of the checkout, or the page as it now stands (a refused step).
     if (step.next !== 'return') return res.redirect(303, self);

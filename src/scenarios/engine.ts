@@ -34,12 +34,13 @@ export class ScenarioEngine {
 
   /**
    * The rule whose outcome answers a request.
+   * @param only when given, the first matching rule it accepts
    * @throws Error when no rule matches: the shipped catalogue has a default
    *   rule for every operation, so this means a broken catalogue.
    */
-  decide(facts: Facts): Scenario {
+  decide(facts: Facts, only?: (scenario: Scenario) => boolean): Scenario {
     const scenario = this.scenarios.find(
-      (candidate) => !candidate.explicit && hasOutcome(candidate) && matches(candidate, facts) && this.chance(candidate),
+      (candidate) => !candidate.explicit && hasOutcome(candidate) && (!only || only(candidate)) && matches(candidate, facts) && this.chance(candidate),
     );
     if (!scenario) throw new Error(`no scenario matches ${facts.operation}`);
     return scenario;

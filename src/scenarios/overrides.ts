@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { OperationId, Variant } from '../model/operations.js';
 import type { Delay, Fault } from './scenario.js';
 
 /**
@@ -75,9 +74,3 @@ export class OverrideBook {
   }
 }
 
-/** The operation and variant a selector looks at. */
-export interface Target {
-  operation: OperationId;
-  variant?: Variant;
-  publicKey?: string;
-}

@@ -25,6 +25,13 @@ export interface Selection {
   byValues: Scenario;
   /** the delay or fault to carry out: the selector's own first, then the answering rule's */
   action?: Action;
+  /**
+   * The catalogue's answer when the state machine finds the paymentReference
+   * already used, whatever rule was forced: the first rule the request's
+   * values choose that creates no payment (`duplicate-reference`, S18, or
+   * `duplicate-reference-link`, 500; spec, Limits 1).
+   */
+  reusedReference(): Scenario;
 }
 
 /** The request header that names a scenario for one request. */
@@ -55,7 +62,8 @@ export class ScenarioSelector {
     const byValues = this.engine.decide(target);
     const chosen = this.forced(target, header);
     const rule = chosen.rule ?? byValues;
-    return { rule, forced: chosen.rule !== undefined, byValues, action: actionOf(chosen.action, rule) };
+    const reusedReference = () => (byValues.then.state === undefined ? byValues : this.engine.decide(target, createsNothing));
+    return { rule, forced: chosen.rule !== undefined, byValues, action: actionOf(chosen.action, rule), reusedReference };
   }
 
   private forced(target: Target, header: string | undefined): { rule?: Scenario; action?: Action } {
@@ -88,6 +96,8 @@ export class ScenarioSelector {
     };
   }
 }
+
+const createsNothing = (scenario: Scenario): boolean => scenario.then.state === undefined;
 
 // A rule with an outcome answers; one with only a delay or fault modifies whatever answers.
 function ruleOrModifier(scenario: Scenario): { rule?: Scenario; action?: Action } {

@@ -1,0 +1,216 @@
+import { AMOUNT_PATTERN, normaliseAmount, toMinor } from '../model/money.js';
+import type { OperationId, Variant } from '../model/operations.js';
+import type { Merchant, Order, Payment } from '../model/records.js';
+import type { Facts } from '../scenarios/engine.js';
+import type { Store } from '../store/store.js';
+
+/**
+ * The facts of one Payments API request, read once from its validated body,
+ * its path and the store, and handed to the selection, the operation and the
+ * journal: no later step reads the body again (README, "One way through").
+ * Amounts are decimal strings in major units unless the name says minor units.
+ */
+
+/** A JSON body as parsed: the validated, relaxed body, or `{}` when there is none. */
+export type Body = Record<string, unknown>;
+
+/** The initiate fields a payment keeps as they were sent: what the status query answers (never card data). */
+export const KEPT_FIELDS = [
+  'fullName', 'email', 'mobileNumber', 'productId', 'productDescription', 'redirectUrl', 'callbackUrl', 'channelType', 'deviceType', 'sourceIP', 'type',
+] as const;
+
+/** One of KEPT_FIELDS. */
+export type KeptField = (typeof KEPT_FIELDS)[number];
+
+/** What a request that creates a payment (initiate, hosted checkout link, order) says of it. */
+export interface NewPaymentFields {
+  paymentReference: string;
+  /** normalised to two decimals, e.g. "150.00" */
+  amount: string;
+  currency: string;
+  country: string;
+  /** the KEPT_FIELDS the body carries, as text */
+  kept: Partial<Record<KeptField, string>>;
+  /** a card initiate's number: only its BIN and last four are ever stored */
+  cardNumber?: string;
+}
+
+/** One item of an order request (spec, endpoints 5 and 6). */
+export interface OrderItemFields {
+  orderId: string;
+  currency: string;
+  /** normalised to two decimals */
+  amount: string;
+  productId: string;
+  productDescription: string;
+}
+
+/** What an order request (POST /payments/order, PUT /products/orders) says of its order. */
+export interface OrderFields {
+  items: OrderItemFields[];
+  /** required on creation (the document's schema) */
+  callbackUrl?: string;
+  email?: string;
+  fullName?: string;
+  mobileNumber?: string;
+  orderType?: string;
+}
+
+/**
+ * Everything known of a request once it is authenticated and validated.
+ * The engine's Facts (operation, variant, body, headers, the stored payment)
+ * plus the merchant and the typed fields each operation needs.
+ */
+export interface RequestFacts extends Facts {
+  merchant: Merchant;
+  /** the merchant's public key, whose overrides apply */
+  publicKey: string;
+  /** true when the merchant is not stored yet (a first key exchange, or Basic credentials of a new pair): stored with the answer */
+  newMerchant: boolean;
+  /**
+   * The body as the client sent it, before numbers were read as strings and
+   * nulls left out: what a client hashed (README, "Accepted beyond the spec").
+   */
+  sent: Body;
+  /** the paymentReference of the body or the path */
+  paymentReference?: string;
+  /** the linkingReference of a completion */
+  linkingReference?: string;
+  /** initiate, hosted checkout link, order: the payment to create */
+  newPayment?: NewPaymentFields;
+  /** order creation and update: the order's fields */
+  order?: OrderFields;
+  /** order update: the stored order with that paymentReference */
+  storedOrder?: Order;
+  /** order list: the merchant's orders, oldest first */
+  storedOrders?: Order[];
+  /** refund: the amount in minor units, when it is a decimal amount */
+  amountMinor?: number;
+  /** refund: the currency named, if any */
+  currency?: string;
+  /** hosted checkout link: the hash sent, lower case */
+  hash?: string;
+  /** the key exchange: the `<secret>.<public>` key sent */
+  key?: string;
+}
+
+/**
+ * The initiate variant of a body: a CARD body carrying transfer fields is the
+ * transfer variant (spec, Transfer variant), and so is `paymentType:
+ * "TRANSFER"`, which the provider's Python SDK sends (README, "Accepted beyond the spec").
+ */
+export function variantOf(body: Body): Variant {
+  if (body.paymentType === 'CARD') {
+    const transfer = body.pocketReference !== undefined || body.amountControl !== undefined || body.walletDaysActive !== undefined;
+    return transfer ? 'TRANSFER' : 'CARD';
+  }
+  return body.paymentType as Variant;
+}
+
+/** Where a request's facts come from besides the merchant. */
+export interface RequestParts {
+  operation: OperationId;
+  /** the validated body (relaxed where a leniency applied); {} when there is none */
+  body: Body;
+  /** the body as sent; the same object when no leniency applied */
+  sent: Body;
+  /** the path's parameters */
+  params: Record<string, string>;
+  /** the request headers, lower-case names */
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/**
+ * The facts of one request, computed once.
+ * @param merchant the merchant it acts for, stored or new (`newMerchant`)
+ * @param store    read only: the payment, order or orders the request names
+ */
+export function factsOf(parts: RequestParts, merchant: Merchant, newMerchant: boolean, store: Store): RequestFacts {
+  const { operation, body, params } = parts;
+  const publicKey = merchant.publicKey;
+  const paymentReference = typeof body.paymentReference === 'string' ? body.paymentReference : params.paymentReference;
+  const linkingReference = typeof body.linkingReference === 'string' ? body.linkingReference : undefined;
+  const payment: Payment | undefined =
+    linkingReference !== undefined
+      ? store.paymentByLinkingReference(publicKey, linkingReference)
+      : paymentReference !== undefined
+        ? store.payment(publicKey, paymentReference)
+        : undefined;
+  const facts: RequestFacts = {
+    operation,
+    body,
+    headers: parts.headers,
+    payment,
+    merchant,
+    publicKey,
+    newMerchant,
+    sent: parts.sent,
+    paymentReference,
+    linkingReference,
+  };
+  switch (operation) {
+    case 'exchangeKeys':
+      facts.key = String(body.key);
+      break;
+    case 'initiatePayment':
+      facts.variant = variantOf(body);
+      facts.newPayment = newPaymentFields(body, facts.variant === 'CARD');
+      break;
+    case 'createCheckoutLink':
+      facts.newPayment = newPaymentFields(body, false);
+      if (typeof body.hash === 'string') facts.hash = body.hash.toLowerCase();
+      break;
+    case 'createOrder':
+      facts.newPayment = newPaymentFields(body, false);
+      facts.order = orderFields(body);
+      break;
+    case 'updateOrders':
+      facts.order = orderFields(body);
+      if (paymentReference !== undefined) facts.storedOrder = store.order(publicKey, paymentReference);
+      break;
+    case 'listOrders':
+      facts.storedOrders = store.orders(publicKey);
+      break;
+    case 'refundPayment':
+      if (typeof body.amount === 'string' && AMOUNT_PATTERN.test(body.amount)) facts.amountMinor = toMinor(body.amount);
+      if (body.currency !== undefined) facts.currency = String(body.currency);
+      break;
+    default:
+      break;
+  }
+  return facts;
+}
+
+function newPaymentFields(body: Body, card: boolean): NewPaymentFields {
+  const kept: Partial<Record<KeptField, string>> = {};
+  for (const field of KEPT_FIELDS) {
+    const value = body[field];
+    if (value !== undefined && value !== null) kept[field] = String(value);
+  }
+  const fields: NewPaymentFields = {
+    paymentReference: String(body.paymentReference),
+    amount: normaliseAmount(String(body.amount)),
+    currency: String(body.currency),
+    country: String(body.country),
+    kept,
+  };
+  if (card && typeof body.cardNumber === 'string') fields.cardNumber = body.cardNumber;
+  return fields;
+}
+
+function orderFields(body: Body): OrderFields {
+  const items = Array.isArray(body.orders) ? (body.orders as Body[]) : [];
+  const fields: OrderFields = {
+    items: items.map((item) => ({
+      orderId: String(item.orderId),
+      currency: String(item.currency),
+      amount: normaliseAmount(String(item.amount)),
+      productId: String(item.productId),
+      productDescription: typeof item.productDescription === 'string' ? item.productDescription : '',
+    })),
+  };
+  for (const field of ['callbackUrl', 'email', 'fullName', 'mobileNumber', 'orderType'] as const) {
+    if (typeof body[field] === 'string') fields[field] = body[field];
+  }
+  return fields;
+}
