@@ -169,7 +169,7 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
       const { outcome, publicKey } = req.body as { outcome: 'success' | 'failure'; publicKey?: string };
       // The body's publicKey names the merchant when several used the reference (control-api.yaml, completePayment).
       const payment = onePayment(req, publicKey ?? merchantOf(req));
-      const settled = settleExternally(payment, outcome, deps.now(), `control-complete-${outcome}`);
+      const settled = settleExternally(selector.engine, payment, outcome, deps.now());
       if (settled.refused) {
         throw new ApiError(409, { message: `Payment ${payment.paymentReference} is ${payment.status}, not PENDING`, error: 'CONFLICT' });
       }

@@ -1,4 +1,6 @@
+import type { OutsideEvent } from '../model/operations.js';
 import type { ScenarioEngine } from '../scenarios/engine.js';
+import type { Scenario } from '../scenarios/scenario.js';
 import type { Store } from '../store/store.js';
 import { paymentWrite, type Write } from './answer.js';
 import { cardOf, transferAccountOf } from './payments.js';
@@ -8,8 +10,10 @@ import { transition, type PaymentEvent } from './state-machine.js';
 /**
  * What a customer does on the sandbox's pages (README, "Pages"): pay a hosted
  * checkout by card, bank account or transfer, or cancel it; approve or
- * decline a card authentication. The catalogue decides by the same values as
- * the API: test card numbers on the card, OTP 123456 at authentication.
+ * decline a card authentication. The catalogue decides every outcome: by the
+ * same values as the API (test card numbers on the card, OTP 123456 at
+ * authentication), and by its rules for the customer's own steps
+ * (scenarios/payments.yaml, the OutsideEvent rules).
  * Every action goes through the payment state machine, which refuses it for a
  * payment no longer pending; the caller stores the step's writes
  * (src/domain/commit.ts).
@@ -75,49 +79,53 @@ export function payByCard(ctx: CustomerContext, payment: Payment, cardNumber: st
     body: { paymentType: 'CARD', cardNumber, amount: payment.amount, currency: payment.currency, country: payment.country },
     headers: {},
   });
-  const { code = '', message = '', state = 'PENDING' } = rule.then;
-  const event: PaymentEvent = { type: 'choose-channel', channel: 'CARD', card: cardOf(cardNumber), status: state };
-  return step(ctx, payment, event, { code, message, scenario: rule.name }, (stored) => (stored.status === 'PENDING' ? 'authenticate' : 'return'));
+  const event: PaymentEvent = { type: 'choose-channel', channel: 'CARD', card: cardOf(cardNumber), status: rule.then.state ?? 'PENDING' };
+  return step(ctx, payment, event, outcomeOf(rule), (stored) => (stored.status === 'PENDING' ? 'authenticate' : 'return'));
 }
 
-/** Pays a hosted checkout from a bank account: the customer is asked for the OTP next. */
+/** Pays a hosted checkout from a bank account: the customer is asked for the OTP next (catalogue: customerPaysByAccount). */
 export function payByAccount(ctx: CustomerContext, payment: Payment): CustomerStep {
-  const event: PaymentEvent = { type: 'choose-channel', channel: 'ACCOUNT', status: 'PENDING' };
-  return step(ctx, payment, event, { code: '20', message: 'Transaction is pending', scenario: payment.scenario }, () => 'otp');
+  const rule = decided(ctx, 'customerPaysByAccount', payment);
+  const event: PaymentEvent = { type: 'choose-channel', channel: 'ACCOUNT', status: rule.then.state ?? 'PENDING' };
+  return step(ctx, payment, event, outcomeOf(rule), () => 'otp');
 }
 
-/** Pays a hosted checkout by bank transfer: the page shows the account to pay into. */
+/** Pays a hosted checkout by bank transfer: the page shows the account to pay into (catalogue: customerPaysByTransfer). */
 export function payByTransfer(ctx: CustomerContext, payment: Payment): CustomerStep {
-  const event: PaymentEvent = { type: 'choose-channel', channel: 'TRANSFER', transfer: transferAccountOf(payment), status: 'PENDING' };
-  return step(ctx, payment, event, { code: '00', message: 'ACCOUNT OPENED SUCCESSFULLY', scenario: payment.scenario }, () => 'transfer');
+  const rule = decided(ctx, 'customerPaysByTransfer', payment);
+  const event: PaymentEvent = { type: 'choose-channel', channel: 'TRANSFER', transfer: transferAccountOf(payment), status: rule.then.state ?? 'PENDING' };
+  return step(ctx, payment, event, outcomeOf(rule), () => 'transfer');
 }
 
-/** The customer says the transfer is sent: the sandbox receives it at once. */
+/** The customer says the transfer is sent: the sandbox receives it at once (catalogue: customerSendsTransfer). */
 export function transferSent(ctx: CustomerContext, payment: Payment): CustomerStep {
-  const event: PaymentEvent = { type: 'settle', status: 'SUCCESSFUL' };
-  return step(ctx, payment, event, { code: '00', message: 'Successful', scenario: 'transfer-received' }, () => 'return');
+  const rule = decided(ctx, 'customerSendsTransfer', payment);
+  return step(ctx, payment, { type: 'settle', status: rule.then.state ?? 'SUCCESSFUL' }, outcomeOf(rule), () => 'return');
 }
 
 /**
  * Card authentication (or a bank account's OTP) by the customer: approving
  * with an OTP is decided by the catalogue as POST /payments/validate would
  * decide it (123456 succeeds, a card that stays pending stays pending);
- * declining fails it.
+ * declining, by the catalogue's customerDeclinesAuthentication rule.
  */
 export function completeCardAuthentication(ctx: CustomerContext, payment: Payment, answer: { approve: true; otp: string } | { approve: false }): CustomerStep {
-  if (!answer.approve) {
-    const event: PaymentEvent = { type: 'settle', status: 'FAILED' };
-    return step(ctx, payment, event, { code: 'S12', message: 'Transaction Failed', scenario: 'customer-declined' }, () => 'return');
-  }
-  const rule = ctx.engine.decide({ operation: 'validatePayment', body: { otp: answer.otp }, payment, headers: {} });
-  const { code = '', message = '', state = payment.status } = rule.then;
-  return step(ctx, payment, { type: 'settle', status: state }, { code, message, scenario: rule.name }, () => 'return');
+  const rule = answer.approve
+    ? ctx.engine.decide({ operation: 'validatePayment', body: { otp: answer.otp }, payment, headers: {} })
+    : decided(ctx, 'customerDeclinesAuthentication', payment);
+  return step(ctx, payment, { type: 'settle', status: rule.then.state ?? payment.status }, outcomeOf(rule), () => 'return');
 }
 
-/** The customer cancels on the checkout page. */
+/** The customer cancels on the checkout page (catalogue: customerCancelsCheckout). */
 export function cancelByCustomer(ctx: CustomerContext, payment: Payment): CustomerStep {
-  return step(ctx, payment, { type: 'cancel' }, { code: 'S12', message: 'Transaction cancelled by the customer', scenario: 'customer-cancelled' }, () => 'return');
+  return step(ctx, payment, { type: 'cancel' }, outcomeOf(decided(ctx, 'customerCancelsCheckout', payment)), () => 'return');
 }
+
+// The catalogue's rule for a customer's step on this payment.
+const decided = (ctx: CustomerContext, event: OutsideEvent, payment: Payment): Scenario => ctx.engine.decide({ operation: event, body: {}, payment, headers: {} });
+
+// The code, message and name a rule gives the payment it changes.
+const outcomeOf = (rule: Scenario): { code: string; message: string; scenario: string } => ({ code: rule.then.code ?? '', message: rule.then.message ?? '', scenario: rule.name });
 
 // One customer action through the state machine. A payment that is no longer
 // pending (settled meanwhile, or on another tab) refuses it: the customer is

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { inputError, noAuthorisedTransaction, notFound } from '../errors.js';
+import type { ScenarioEngine } from '../scenarios/engine.js';
 import type { Selection } from '../scenarios/selector.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import { answered, answerWith, paymentWrite, refused, type Answer, type OperationEnv, type Write } from './answer.js';
@@ -206,12 +207,15 @@ const outcomeOf = (rule: Scenario, env: OperationEnv): Outcome => ({ code: rule.
 const writesOf = (done: Transition | undefined): Write[] => (done && !done.refused ? [paymentWrite(done.payment)] : []);
 
 /**
- * Settles a pending payment as the outside world would (3-D Secure answered,
- * transfer received): SUCCESSFUL with 00 Successful, or FAILED with S12
- * Transaction Failed, through the state machine. Used by the control API.
+ * Settles a pending payment over the control API, as the outside world would
+ * (3-D Secure answered, transfer received), through the state machine; the
+ * catalogue's controlSettlesPayment rules give the outcome (SUCCESSFUL 00
+ * Successful, or FAILED S12 Transaction Failed).
+ * @param now ISO 8601 UTC
  * @returns the new record to store, or the refusal when the payment is not PENDING
  */
-export function settleExternally(payment: Payment, outcome: 'success' | 'failure', now: string, scenario: string): Transition {
-  const [status, code, message] = outcome === 'success' ? (['SUCCESSFUL', '00', 'Successful'] as const) : (['FAILED', 'S12', 'Transaction Failed'] as const);
-  return transition(payment, { type: 'settle', status }, { code, message, scenario, now });
+export function settleExternally(engine: ScenarioEngine, payment: Payment, outcome: 'success' | 'failure', now: string): Transition {
+  const rule = engine.decide({ operation: 'controlSettlesPayment', body: { outcome }, payment, headers: {} });
+  const status = rule.then.state ?? (outcome === 'success' ? 'SUCCESSFUL' : 'FAILED');
+  return transition(payment, { type: 'settle', status }, { code: rule.then.code ?? '', message: rule.then.message ?? '', scenario: rule.name, now });
 }

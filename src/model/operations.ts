@@ -9,5 +9,22 @@ export type OperationId =
   | 'exchangeKeys' | 'computeHash' | 'initiatePayment' | 'createCheckoutLink' | 'createOrder'
   | 'updateOrders' | 'listOrders' | 'validatePayment' | 'completeMomoPayment' | 'refundPayment' | 'cancelPayment' | 'queryPayment';
 
+/**
+ * What happens to a payment outside the Payments API, decided by the
+ * catalogue like an operation (scenarios/payments.yaml): the customer's
+ * steps on the sandbox's pages, and a settle over the control API.
+ */
+export type OutsideEvent =
+  | 'customerPaysByAccount' | 'customerPaysByTransfer' | 'customerSendsTransfer' | 'customerDeclinesAuthentication' | 'customerCancelsCheckout'
+  | 'controlSettlesPayment';
+
+/** Every OutsideEvent. */
+export const OUTSIDE_EVENTS: readonly OutsideEvent[] = [
+  'customerPaysByAccount', 'customerPaysByTransfer', 'customerSendsTransfer', 'customerDeclinesAuthentication', 'customerCancelsCheckout', 'controlSettlesPayment',
+];
+
+/** What a scenario can answer: an operation of the Payments API, or an event outside it. */
+export type Step = OperationId | OutsideEvent;
+
 /** The initiate variants (spec, Initiate-payment request): the variant a scenario can match. */
 export type Variant = 'CARD' | 'ACCOUNT' | 'MOMO' | 'TRANSFER';

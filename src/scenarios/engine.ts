@@ -1,11 +1,12 @@
 import { AMOUNT_PATTERN, toMinor } from '../model/money.js';
 import type { Payment } from '../model/records.js';
-import type { OperationId, Variant } from '../model/operations.js';
+import type { Step, Variant } from '../model/operations.js';
 import { hasOutcome, type Condition, type Scenario } from './scenario.js';
 
 /** What the engine knows of a request when it picks a scenario. */
 export interface Facts {
-  operation: OperationId;
+  /** the operation, or the event outside the API (a customer's step, a settle over the control API) */
+  operation: Step;
   /** the initiate variant, for initiatePayment */
   variant?: Variant;
   /** the parsed JSON body ({} when there is none) */
@@ -59,7 +60,7 @@ export class ScenarioEngine {
 }
 
 /** True when a scenario can answer this operation (and initiate variant), whatever the request's values. */
-export function appliesTo(scenario: Scenario, operation: OperationId, variant?: Variant): boolean {
+export function appliesTo(scenario: Scenario, operation: Step, variant?: Variant): boolean {
   if (!namesOperation(scenario, operation)) return false;
   return !scenario.match.variant || variant === undefined || scenario.match.variant.includes(variant);
 }
@@ -86,7 +87,7 @@ export function matches(scenario: Scenario, facts: Facts): boolean {
 }
 
 // Every rule is tried on every request: no list is built to ask whether it names the operation.
-function namesOperation(scenario: Scenario, operation: OperationId): boolean {
+function namesOperation(scenario: Scenario, operation: Step): boolean {
   const named = scenario.match.operation;
   return typeof named === 'string' ? named === operation : named.includes(operation);
 }

@@ -1,4 +1,4 @@
-import type { OperationId, Variant } from '../model/operations.js';
+import type { Step, Variant } from '../model/operations.js';
 
 // What a scenario is: the rule of the catalogue, what it matches and what it
 // answers. Loading the catalogue (catalogue.ts) and choosing a rule
@@ -48,7 +48,7 @@ export type EnvelopeOutcome = Outcome & { code: string; message: string };
 
 /** One request of a scenario's example. `publicKey` is filled in by whoever replays it. */
 export interface ExampleRequest {
-  operation: OperationId;
+  operation: Step;
   body?: Record<string, unknown>;
 }
 
@@ -59,7 +59,7 @@ export interface Scenario {
   /** chosen only by the X-Sandbox-Scenario header or an override */
   explicit?: boolean;
   match: {
-    operation: OperationId | OperationId[];
+    operation: Step | Step[];
     variant?: Variant[];
     /** the share of matching requests the rule holds for */
     probability?: number;
@@ -78,7 +78,7 @@ export interface Scenario {
 }
 
 /** The operations a scenario applies to. */
-export const operationsOf = (scenario: Scenario): OperationId[] => [scenario.match.operation].flat();
+export const operationsOf = (scenario: Scenario): Step[] => [scenario.match.operation].flat();
 
 /** True when the scenario gives an outcome of its own (a result code or an HTTP error), not only a delay or fault. */
 export const hasOutcome = (scenario: Scenario): boolean => scenario.then.code !== undefined || scenario.then.http !== undefined;

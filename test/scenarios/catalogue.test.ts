@@ -5,6 +5,8 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalogue, type Sandbox } from '../../src/index.js';
 import { hasOutcome, type ExampleRequest, type Scenario } from '../../src/scenarios/scenario.js';
+import { OUTSIDE_EVENTS, type OperationId } from '../../src/model/operations.js';
+import type { Payment } from '../../src/model/records.js';
 import { ApiClient, sandboxForTest, type ApiResponse, type TestMerchant } from '../support/sandbox.js';
 
 /**
@@ -13,7 +15,7 @@ import { ApiClient, sandboxForTest, type ApiResponse, type TestMerchant } from '
  * header, and by an override set over the control API.
  */
 
-const ROUTES: Record<ExampleRequest['operation'], ['GET' | 'POST' | 'PUT', string]> = {
+const ROUTES: Record<OperationId, ['GET' | 'POST' | 'PUT', string]> = {
   exchangeKeys: ['POST', '/encrypt/keys'],
   computeHash: ['POST', '/encrypt/hashs'],
   initiatePayment: ['POST', '/payments/initiates'],
@@ -29,6 +31,11 @@ const ROUTES: Record<ExampleRequest['operation'], ['GET' | 'POST' | 'PUT', strin
 };
 
 const shipped = await loadCatalogue();
+const pendingPayment: Payment = {
+  publicKey: 'SBTESTPUBK_catalogue01', paymentReference: 'SBREF-OUTSIDE-1', linkingReference: 'SBLNK_00000000000000000001', method: 'CHECKOUT',
+  status: 'PENDING', code: '08', message: 'Pending', amount: '150.00', refundedAmount: '0.00', currency: 'NGN', country: 'NG', scenario: 'checkout-link-created',
+  createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+};
 let sandbox: Sandbox;
 let api: ApiClient;
 
@@ -40,7 +47,7 @@ afterAll(() => sandbox.close());
 
 /** Sends one example request as `merchant`, filling in publicKey and the last linkingReference seen. */
 function send(merchant: TestMerchant, example: ExampleRequest, linkingReference: string | undefined, headers: Record<string, string> = {}) {
-  const [method, template] = ROUTES[example.operation];
+  const [method, template] = ROUTES[example.operation as OperationId];
   const path = template.replace('{publicKey}', merchant.publicKey).replace('{paymentReference}', String(example.body?.paymentReference ?? ''));
   const options = { headers, timeoutMs: 3000 };
   if (example.operation === 'exchangeKeys') return api.send(method, path, { key: `${merchant.secretKey}.${merchant.publicKey}` }, undefined, undefined, options);
@@ -81,7 +88,11 @@ function expectOutcome(scenario: Scenario, response: ApiResponse) {
   }
 }
 
-const rules = shipped.map((scenario) => [scenario.name, scenario] as const);
+// The rules of the API's operations are replayed over HTTP; those of the events outside it
+// (the customer's steps, a settle over the control API) are decided here, and carried out by the pages' and the control API's tests.
+const isApiRule = (scenario: Scenario) => [scenario.match.operation].flat().every((operation) => operation in ROUTES);
+const rules = shipped.filter(isApiRule).map((scenario) => [scenario.name, scenario] as const);
+const outside = shipped.filter((scenario) => !isApiRule(scenario)).map((scenario) => [scenario.name, scenario] as const);
 
 describe('the shipped catalogue', () => {
   it('has a default rule for every operation', () => {
@@ -104,6 +115,17 @@ describe('the shipped catalogue', () => {
     const failures = new Set(shipped.filter((scenario) => scenario.then.code === 'S12').map((scenario) => scenario.then.message));
     expect(failures).toContain('Transaction Failed');
     expect([...failures].some((message) => /reference must be unique/.test(message!))).toBe(true);
+  });
+
+  it('decides every event outside the API (OUTSIDE_EVENTS) by a rule of its own', () => {
+    for (const event of OUTSIDE_EVENTS) expect(outside.some(([, scenario]) => [scenario.match.operation].flat().includes(event)), event).toBe(true);
+  });
+
+  it.each(outside)('%s: what the engine decides for the event of its example, on a pending payment', (_name, scenario) => {
+    const { request, expect: expected } = scenario.example;
+    const decided = sandbox.engine.decide({ operation: request.operation, body: request.body ?? {}, headers: {}, payment: pendingPayment });
+    expect(decided.name).toBe(scenario.name);
+    expect({ code: decided.then.code, message: decided.then.message }).toEqual({ code: expected.code, message: expected.message });
   });
 
   it.each(rules.filter(([, scenario]) => !scenario.explicit))('%s: reached by the values of its example', async (_name, scenario) => {
