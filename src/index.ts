@@ -153,7 +153,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const hung = new HungConnections();
   let state: 'starting' | 'ok' | 'stopping' = 'starting';
   let publicUrl = '';
-  const app = createApp({
+  const { app, listener } = createApp({
     operations,
     controlOperations: controls,
     store,
@@ -176,7 +176,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
   });
   // Without a Host, Node would answer its own bodiless 400: the Host guard answers instead, in the API's shape.
-  const server = createServer({ requireHostHeader: false }, app);
+  const server = createServer({ requireHostHeader: false }, listener);
   tolerateTrailingBytes(server);
   const host = options.host ?? '127.0.0.1';
   try {
@@ -200,7 +200,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     try {
       // Loaded only when asked for: the certificate code brings a crypto library the plain HTTP sandbox never needs.
       const { startTlsListeners } = await import('./tls/listeners.js');
-      tls = await startTlsListeners(app, { host, httpsPort: options.httpsPort, proxyPort: options.proxyPort, tlsHosts: options.tlsHosts, caDir: options.caDir, prepare: tolerateTrailingBytes });
+      tls = await startTlsListeners(listener, { host, httpsPort: options.httpsPort, proxyPort: options.proxyPort, tlsHosts: options.tlsHosts, caDir: options.caDir, prepare: tolerateTrailingBytes });
     } catch (error) {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await store.close();

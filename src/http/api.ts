@@ -1,4 +1,6 @@
-import express, { type RequestHandler, type Request, type Response, type Router } from 'express';
+import cors from 'cors';
+import express, { type RequestHandler } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Journal } from '../control/journal.js';
 import { httpOutcome, type Answer, type Links, type Operation, type OperationEnv, type Write } from '../domain/answer.js';
 import { authenticateMerchant, checkPublicKey, exchangeKey, exchangeKeys, merchantOfPublicKey } from '../domain/authentication.js';
@@ -17,8 +19,9 @@ import type { Store } from '../store/store.js';
 import { operationId, type HttpOperation } from '../validation/operations.js';
 import { beginExchange, exchangeOf, sendJson, type ApiExchange } from './exchange.js';
 import { delayMs, dropConnection, pause, type HungConnections } from './faults.js';
+import { hostRefusal, type AllowedHosts } from './host-guard.js';
 import { recordOnClose } from './journal-recorder.js';
-import { headerSafe } from './render-error.js';
+import { headerSafe, renderApiError } from './render-error.js';
 import type { RequestLog } from './request-log.js';
 import { validateBody } from './validate.js';
 
@@ -35,6 +38,26 @@ export interface ApiDependencies {
   strict: boolean;
   /** one line per request (`--log-level`, `--log-format`); absent: no log */
   log?: RequestLog;
+  /** the Host names it answers to */
+  allowedHosts: AllowedHosts;
+  /** answer browsers of any origin (`--cors`); off by default */
+  cors?: boolean;
+}
+
+/** The base path of the Payments API (spec, Conventions: `{base_url}` ends in `/api/v2`). */
+export const API_BASE = '/api/v2';
+
+/** The headers a browser client may read: the sandbox's own, which say how a request was answered. */
+export const EXPOSED_HEADERS = ['X-Sandbox-Scenario', 'X-Sandbox-Warnings', 'X-Sandbox-Reason', 'X-Sandbox-Detail', 'X-Sandbox-Delay'];
+
+/** A request as node's server hands it over, with what express adds when the express app serves it, and the body once read. */
+export type ApiRequest = IncomingMessage & { body?: unknown; originalUrl?: string };
+
+/** True when a request target is under API_BASE (matched without regard to case, as express matches paths). */
+export function isApiTarget(url: string | undefined): boolean {
+  if (url === undefined || url.length < API_BASE.length || url.slice(0, API_BASE.length).toLowerCase() !== API_BASE) return false;
+  const next = url[API_BASE.length];
+  return next === undefined || next === '/' || next === '?';
 }
 
 /** The domain operation of each operationId of openapi/payments-api.yaml. */
@@ -78,32 +101,51 @@ interface Route {
 
 /**
  * The Payments API v2 under `/api/v2`, one way through (README, "One way
- * through"): a request is journalled, routed to its operation, and then
- * goes authentication (from the headers) -> JSON body -> validation against
- * the document -> the merchant -> facts -> selection (header, override,
- * values; a fault that changes nothing happens here) -> the operation ->
- * commit of what it stores -> delay or lose-response -> the envelope. Each
- * step hands the next what it learnt, typed, on the request's exchange.
+ * through"), served on node's own request and response: express's
+ * per-request machinery would cost more than everything the sandbox does.
+ * A request is refused for a foreign Host (and answered as a CORS preflight
+ * with `--cors`), then journalled, routed to its operation, and goes
+ * authentication (from the headers) -> JSON body -> validation against the
+ * document -> the merchant -> facts -> selection (header, override, values;
+ * a fault that changes nothing happens here) -> the operation -> commit of
+ * what it stores -> delay or lose-response -> the envelope. Each step hands
+ * the next what it learnt, typed, on the request's exchange; every error is
+ * rendered by renderApiError.
  */
-export function apiRouter(deps: ApiDependencies): Router {
+export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: ServerResponse) => void {
   const routes = deps.operations.map(routeOf);
   const byPath = new Map<string, Route[]>();
   for (const route of routes) byPath.set(route.path.toLowerCase(), [...(byPath.get(route.path.toLowerCase()) ?? []), route]);
   const parametric = routes.filter((route) => route.pattern !== undefined);
   const env: OperationEnv = { links: deps.links, now: deps.now };
-  const router = express.Router();
-  router.use((req, res, next) => {
-    const exchange = beginExchange(res);
-    recordOnClose(req, res, exchange, deps);
-    serve(req, res, exchange).catch(next);
-  });
-  return router;
+  const random = deps.selector.engine.random;
+  // A merchant's browser code calls the Payments API from its own origin.
+  const corsHandler = deps.cors ? cors({ origin: true, exposedHeaders: EXPOSED_HEADERS, maxAge: 600 }) : undefined;
+  return (req, res) => {
+    // A browser must not read a JSON answer, or a value echoed in one, as a script or a page.
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    // Against DNS rebinding: a page that made its own name point at the sandbox still sends that name.
+    const refusal = hostRefusal(deps.allowedHosts, req.headers.host, false);
+    if (refusal) return void renderApiError(refusal, req, res, random);
+    if (corsHandler) corsHandler(req, res as never, () => begin(req, res));
+    else begin(req, res);
+  };
 
-  async function serve(req: Request, res: Response, exchange: ApiExchange): Promise<void> {
-    const { route, params } = routeFor(req);
+  function begin(req: ApiRequest, res: ServerResponse): void {
+    const target = req.originalUrl ?? req.url ?? '/';
+    const mark = target.indexOf('?');
+    const path = (mark < 0 ? target : target.slice(0, mark)).slice(API_BASE.length) || '/';
+    const exchange = beginExchange(res, path, mark < 0 ? '' : target.slice(mark + 1));
+    recordOnClose(req, res, exchange, deps);
+    serve(req, res, exchange).catch((error: unknown) => renderApiError(error, req, res, random));
+  }
+
+  async function serve(req: ApiRequest, res: ServerResponse, exchange: ApiExchange): Promise<void> {
+    const { route, params } = routeFor(req.method ?? 'GET', exchange.path);
     exchange.operation = route.id;
     const merchant = await readRequest(route, req, res, params);
-    const body = validateBody(route.operation, req, res, exchange, { lenient: !deps.strict });
+    const checked = { method: req.method ?? 'GET', path: exchange.path, query: exchange.query, headers: req.headers, body: req.body };
+    const body = validateBody(route.operation, checked, res, exchange, { lenient: !deps.strict });
     const known = resolveMerchant(route, merchant, body);
     const newMerchant = deps.store.merchant(known.publicKey) === undefined;
     const parts = { operation: route.id, body, sent: (req.body ?? {}) as Body, params, headers: req.headers };
@@ -124,9 +166,9 @@ export function apiRouter(deps: ApiDependencies): Router {
 
   // The route of the request's path and method. A known path asked with another method says which
   // method it takes; the key exchange keeps the spec's 404 `{error}` for anything but its POST (spec, endpoint 1).
-  function routeFor(req: Request): { route: Route; params: Record<string, string> } {
-    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
-    const method = req.method === 'HEAD' ? 'GET' : req.method;
+  function routeFor(asked: string, sent: string): { route: Route; params: Record<string, string> } {
+    const path = sent.length > 1 && sent.endsWith('/') ? sent.slice(0, -1) : sent;
+    const method = asked === 'HEAD' ? 'GET' : asked;
     let candidates = byPath.get(path.toLowerCase());
     let params: Record<string, string> = {};
     if (!candidates) {
@@ -141,13 +183,13 @@ export function apiRouter(deps: ApiDependencies): Router {
     const route = candidates?.find((candidate) => candidate.method === method);
     if (route) return { route, params };
     if (keyExchange) throw new ApiError(404, { error: 'Not Found' }, 'keys-not-found');
-    if (candidates) throw methodNotAllowed(req.method, `${req.baseUrl}${req.path}`, candidates.map((candidate) => candidate.method));
-    throw notFound(`No resource at ${req.method} ${req.baseUrl}${req.path}`);
+    if (candidates) throw methodNotAllowed(asked, `${API_BASE}${sent}`, candidates.map((candidate) => candidate.method));
+    throw notFound(`No resource at ${asked} ${API_BASE}${sent}`);
   }
 
   // Credentials come from the headers, so a request without valid ones is refused before its body is
   // read: a stranger's megabyte costs neither parsing nor memory (README decision 22).
-  async function readRequest(route: Route, req: Request, res: Response, params: Record<string, string>): Promise<Merchant | undefined> {
+  async function readRequest(route: Route, req: ApiRequest, res: ServerResponse, params: Record<string, string>): Promise<Merchant | undefined> {
     let merchant: Merchant | undefined;
     if (route.id !== 'exchangeKeys' && !(route.optionalAuth && req.headers.authorization === undefined)) {
       merchant = authenticateMerchant(deps.store, req.headers.authorization, route.allowBasic, deps.now());
@@ -167,13 +209,13 @@ export function apiRouter(deps: ApiDependencies): Router {
   }
 
   // The answer's headers, its delay or lose-response, then the envelope.
-  async function respond(req: Request, res: Response, exchange: ApiExchange, answer: Answer): Promise<void> {
+  async function respond(req: ApiRequest, res: ServerResponse, exchange: ApiExchange, answer: Answer): Promise<void> {
     res.setHeader('X-Sandbox-Scenario', answer.scenario);
     // A reference can carry any text: the reason is made header-safe as the error renderer's details are.
     if (answer.reason !== undefined) res.setHeader(REASON_HEADER, headerSafe({ reason: answer.reason }).reason!);
     const action = exchange.selection?.action;
     if (action) {
-      const delay = delayMs(action.delay, deps.selector.engine.random);
+      const delay = delayMs(action.delay, random);
       if (delay > 0) res.setHeader('X-Sandbox-Delay', String(delay));
       await pause(delay);
       if (action.fault === 'lose-response') return dropConnection(req, exchange, action.fault);
@@ -235,8 +277,8 @@ const jsonBody = bodyOfUpTo('1mb');
  */
 const strangersBody = bodyOfUpTo('64kb');
 
-function readBody(parser: RequestHandler, req: Request, res: Response): Promise<void> {
+function readBody(parser: RequestHandler, req: ApiRequest, res: ServerResponse): Promise<void> {
   return new Promise((resolve, reject) => {
-    void parser(req, res, (error?: unknown) => (error ? reject(error) : resolve()));
+    void parser(req as never, res as never, (error?: unknown) => (error ? reject(error) : resolve()));
   });
 }

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { parse } from 'node:querystring';
 import type { RequestFacts } from '../domain/request.js';
 import type { OperationId } from '../model/operations.js';
 import type { Fault } from '../scenarios/scenario.js';
@@ -10,6 +11,10 @@ import type { Selection } from '../scenarios/selector.js';
  * Each field is written once, by the step named.
  */
 export interface ApiExchange {
+  /** the path below /api/v2, as sent (not decoded) */
+  path: string;
+  /** the query string's parameters, as node's querystring reads them */
+  query: Record<string, unknown>;
   /** routing: the operationId of the path and method */
   operation?: OperationId;
   /** body: its bytes, to read numbers exactly */
@@ -28,9 +33,9 @@ export interface ApiExchange {
 
 const exchanges = new WeakMap<ServerResponse, ApiExchange>();
 
-/** Starts the exchange of a Payments API request. */
-export function beginExchange(res: ServerResponse): ApiExchange {
-  const exchange: ApiExchange = {};
+/** Starts the exchange of a Payments API request for its path (below /api/v2) and query string. */
+export function beginExchange(res: ServerResponse, path: string, search: string): ApiExchange {
+  const exchange: ApiExchange = { path, query: search === '' ? {} : parse(search) };
   exchanges.set(res, exchange);
   return exchange;
 }

@@ -56,19 +56,23 @@ export class AllowedHosts {
 }
 
 /**
- * Refuses, with 403 in the error shape of the part of the sandbox asked
- * (`{message, error}`: `FORBIDDEN` under the control API, `PERMISSION`
- * elsewhere, as the Payments API's refusals), every request whose Host header
- * is not an allowed name, before anything else reads it.
+ * The refusal of a request whose Host header is not an allowed name: 403 in
+ * the error shape of the part of the sandbox asked (`{message, error}`:
+ * `FORBIDDEN` under the control API, `PERMISSION` elsewhere, as the Payments
+ * API's refusals), or undefined for an allowed name.
  */
+export function hostRefusal(allowed: AllowedHosts, host: string | undefined, control: boolean): ApiError | undefined {
+  if (allowed.allows(host)) return undefined;
+  const shown = (host ?? '(none)').slice(0, 100);
+  // The names allowed are not listed: a page that rebound its name would read them.
+  const message = `Host ${shown} is not a name this sandbox answers to: use localhost, or start it with --allowed-host <name>`;
+  return new ApiError(403, { message, error: control ? 'FORBIDDEN' : 'PERMISSION' }, 'host-not-allowed');
+}
+
+/** Refuses (hostRefusal) every request whose Host is not an allowed name, before anything else reads it. */
 export function hostGuard(allowed: AllowedHosts, controlBase: string): RequestHandler {
   return (req, _res, next) => {
-    if (allowed.allows(req.headers.host)) return next();
-    const shown = (req.headers.host ?? '(none)').slice(0, 100);
-    // The names allowed are not listed: a page that rebound its name would read them.
-    const message = `Host ${shown} is not a name this sandbox answers to: use localhost, or start it with --allowed-host <name>`;
-    const control = req.path === controlBase || req.path.startsWith(`${controlBase}/`);
-    next(new ApiError(403, { message, error: control ? 'FORBIDDEN' : 'PERMISSION' }, 'host-not-allowed'));
+    next(hostRefusal(allowed, req.headers.host, req.path === controlBase || req.path.startsWith(`${controlBase}/`)));
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hideExchangeKey, hideIssuedTokens, type Journal } from '../control/journal.js';
 import { merchantOfToken } from '../domain/authentication.js';
 import { parseExchangeKey } from '../domain/merchants.js';
@@ -25,10 +25,9 @@ export interface JournalDependencies {
  * field's name tells are hidden here, and the journal redacts by value and
  * bounds all it keeps.
  */
-export function recordOnClose(req: Request, res: Response, exchange: ApiExchange, deps: JournalDependencies): void {
+export function recordOnClose(req: IncomingMessage & { body?: unknown }, res: ServerResponse, exchange: ApiExchange, deps: JournalDependencies): void {
   const started = process.hrtime.bigint();
   const time = deps.now();
-  const path = req.path;
   res.once('close', () => {
     // The journal shows what the client sent, before any leniency read it otherwise.
     const body = req.body as Body;
@@ -36,8 +35,8 @@ export function recordOnClose(req: Request, res: Response, exchange: ApiExchange
     const answered = exchange.responseBody as { data?: { payments?: { paymentReference?: string } } } | undefined;
     const kept = deps.journal.record({
       time,
-      method: req.method,
-      path,
+      method: req.method ?? '',
+      path: exchange.path,
       publicKey: facts?.publicKey ?? publicKeyCarried(req.headers.authorization, body, deps.store),
       paymentReference: facts?.paymentReference ?? facts?.payment?.paymentReference ?? referenceCarried(body) ?? answered?.data?.payments?.paymentReference,
       operation: exchange.operation,
@@ -48,7 +47,7 @@ export function recordOnClose(req: Request, res: Response, exchange: ApiExchange
       warnings: exchange.warnings,
       durationMs: Number(process.hrtime.bigint() - started) / 1e6,
       // The journal redacts by value and bounds all it keeps (src/control/journal-bounds.ts), in one pass over a body.
-      request: { headers: req.headers, query: req.query, body: hideExchangeKey(body) },
+      request: { headers: req.headers, query: exchange.query, body: hideExchangeKey(body) },
       response: exchange.responseBody === undefined ? undefined : { body: hideIssuedTokens(exchange.responseBody) },
     });
     // The log line is written from the journal's kept form: redacted and bounded once, for both.

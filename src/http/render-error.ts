@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, badRequest, internalError, notFound, payloadTooLarge, storeUnavailable } from '../errors.js';
 import { StoreUnavailableError } from '../store/store.js';
 import { exchangeOf, sendJson } from './exchange.js';
@@ -12,16 +13,27 @@ import { delayMs, pause } from './faults.js';
  */
 export function renderError(random: () => number, apiBase: string): ErrorRequestHandler {
   return async (error, req, res, _next) => {
+    if (req.originalUrl.startsWith(apiBase)) return renderApiError(error, req, res, random);
     const apiError = toApiError(error);
-    if (req.originalUrl.startsWith(apiBase)) {
-      res.set('X-Sandbox-Scenario', apiError.scenario ?? 'internal-error');
-      const delay = delayMs(exchangeOf(res)?.selection?.action?.delay, random);
-      if (delay > 0) res.set('X-Sandbox-Delay', String(delay));
-      await pause(delay);
-    }
     res.set(headerSafe(apiError.headers));
     sendJson(res, apiError.status, apiError.body, req.method === 'HEAD');
   };
+}
+
+/**
+ * Renders an error of a Payments API request, on node's own request and
+ * response: as renderError does, naming the rule in X-Sandbox-Scenario and
+ * keeping the selection's delay.
+ * @param random the draws of a ranged delay (seeded by --seed)
+ */
+export async function renderApiError(error: unknown, req: IncomingMessage, res: ServerResponse, random: () => number): Promise<void> {
+  const apiError = toApiError(error);
+  res.setHeader('X-Sandbox-Scenario', apiError.scenario ?? 'internal-error');
+  const delay = delayMs(exchangeOf(res)?.selection?.action?.delay, random);
+  if (delay > 0) res.setHeader('X-Sandbox-Delay', String(delay));
+  await pause(delay);
+  for (const [name, value] of Object.entries(headerSafe(apiError.headers))) res.setHeader(name, value);
+  sendJson(res, apiError.status, apiError.body, req.method === 'HEAD');
 }
 
 function toApiError(error: unknown): ApiError {

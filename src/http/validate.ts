@@ -1,6 +1,6 @@
-import type { Request, Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { Body } from '../domain/request.js';
-import { checkRequest, requestToCheck, type CheckOptions } from '../validation/check-request.js';
+import { checkRequest, requestToCheck, type CheckOptions, type IncomingRequest } from '../validation/check-request.js';
 import type { HttpOperation } from '../validation/operations.js';
 import type { ApiExchange } from './exchange.js';
 
@@ -18,7 +18,7 @@ export type ValidationOptions = CheckOptions;
  *   as sent (`req.body` stays as sent); {} when there is none
  * @throws ApiError for a request the document refuses
  */
-export function validateBody(operation: HttpOperation, req: Request, res: Response, exchange: ApiExchange, options: ValidationOptions): Body {
+export function validateBody(operation: HttpOperation, req: IncomingRequest, res: ServerResponse, exchange: ApiExchange, options: ValidationOptions): Body {
   const checked = checkRequest(operation, requestToCheck(req), exchange.raw, options);
   if (checked.warnings.length > 0) {
     exchange.warnings = checked.warnings;
