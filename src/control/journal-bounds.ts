@@ -1,5 +1,5 @@
 import { redactHeaders, redactText } from '../redaction/redact.js';
-import { redactValue } from '../redaction/value.js';
+import { redactMeasured, redactValue } from '../redaction/value.js';
 
 /**
  * What the journal keeps of one request, bounded: whatever a client sends
@@ -49,7 +49,9 @@ export interface Truncated {
 export function boundBody(body: unknown): unknown {
   if (body === undefined) return undefined;
   const tooDeep = (depth: number): Truncated => ({ _truncated: true, reason: 'depth', depth });
-  const redacted = redactValue(body, { maxDepth: BODY_MAX_DEPTH, tooDeep, stopAfter: BODY_MAX_BYTES });
+  const { copy: redacted, characters } = redactMeasured(body, { maxDepth: BODY_MAX_DEPTH, tooDeep, stopAfter: BODY_MAX_BYTES });
+  // A character is at most three bytes of UTF-8: a short copy is kept without being written out to measure it.
+  if (characters * 3 <= BODY_MAX_BYTES) return redacted;
   const text = JSON.stringify(redacted);
   if (text === undefined) return undefined;
   const bytes = Buffer.byteLength(text);
@@ -68,7 +70,9 @@ export function boundBody(body: unknown): unknown {
  */
 export function boundHeaders(headers: Record<string, unknown>): Record<string, string | string[]> {
   const kept: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(redactHeaders(headers)).slice(0, LIST_MAX)) {
+  let count = 0;
+  for (const [name, value] of Object.entries(redactHeaders(headers))) {
+    if (count++ === LIST_MAX) break;
     kept[cut(name, NAME_MAX)] = Array.isArray(value) ? value.slice(0, LIST_MAX).map((item) => cut(item, TEXT_MAX)) : cut(value, TEXT_MAX);
   }
   return kept;

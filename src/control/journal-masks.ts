@@ -27,11 +27,13 @@ export function hideExchangeKey(body: unknown): unknown {
 export function hideIssuedTokens(body: unknown): unknown {
   const data = (body as { data?: unknown } | undefined)?.data;
   if (typeof data !== 'object' || data === null) return body;
-  const fields = { ...(data as Record<string, unknown>) };
-  for (const name of ['EncryptedSecKey', 'EncrytedSecKey']) {
-    if (typeof fields[name] === 'object' && fields[name] !== null) fields[name] = { ...(fields[name] as object), encryptedKey: REDACTED };
-  }
-  const payments = fields.payments as { card?: { token?: unknown } } | undefined;
+  const given = data as Record<string, unknown>;
+  const payments = given.payments as { card?: { token?: unknown } } | undefined;
+  const keys = ['EncryptedSecKey', 'EncrytedSecKey'].filter((name) => typeof given[name] === 'object' && given[name] !== null);
+  // Most answers carry neither: they are kept as they are, not copied.
+  if (keys.length === 0 && payments?.card?.token === undefined) return body;
+  const fields = { ...given };
+  for (const name of keys) fields[name] = { ...(fields[name] as object), encryptedKey: REDACTED };
   if (payments?.card?.token !== undefined) fields.payments = { ...payments, card: { ...payments.card, token: REDACTED } };
   return { ...(body as object), data: fields };
 }

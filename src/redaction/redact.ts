@@ -34,14 +34,15 @@ const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie'
 const CREDENTIALS = /(SBTESTSECK_|SBSECK_|SBCTK_)[A-Za-z0-9_-]+|(SBTOKEN_)[A-Za-z0-9_.~+/=-]+/gi;
 const PUBLIC_IDENTIFIERS = /(?:SBTESTPUBK|SBPUBK|SBLNK|SBWALLET|SBCUS)_[A-Za-z0-9]+/g;
 const MAYBE_SECRET = /sb|\d{4}/i;
+const ONE_PUBLIC_IDENTIFIER = /^(?:SBTESTPUBK|SBPUBK|SBLNK|SBWALLET|SBCUS)_[A-Za-z0-9]+$/;
 
 /**
  * `text` with every credential and card number in it redacted.
  * Idempotent: redacting twice changes nothing more.
  */
 export function redactText(text: string): string {
-  // Most strings hold neither a prefix nor four digits in a row: leave them at once.
-  if (!MAYBE_SECRET.test(text)) return text;
+  // Most strings hold neither a prefix nor four digits in a row, or are one public identifier: leave them at once.
+  if (!MAYBE_SECRET.test(text) || ONE_PUBLIC_IDENTIFIER.test(text)) return text;
   const hidden = text.replace(CREDENTIALS, (_found, key: string | undefined, token: string | undefined) => `${key ?? token}${REDACTED}`);
   let masked = '';
   let from = 0;

@@ -29,13 +29,22 @@ const SECRET_LENGTHS = new Set([...SECRET_FIELDS].map((name) => name.length));
  * `stopAfter`, a huge body costs no more than the part of it that is kept.
  */
 export function redactValue(value: unknown, options: RedactOptions = {}): unknown {
+  return redactMeasured(value, options).copy;
+}
+
+/**
+ * `redactValue`, and the length of the copy's JSON text in characters (UTF-16
+ * code units, as JSON.stringify writes them; counted as it is built), so that
+ * a caller that bounds the text need not write it out to measure it.
+ */
+export function redactMeasured(value: unknown, options: RedactOptions = {}): { copy: unknown; characters: number } {
   const maxDepth = options.maxDepth ?? 64;
   const tooDeep = options.tooDeep ?? (() => '[nested too deep]');
   const stopAfter = options.stopAfter ?? Number.POSITIVE_INFINITY;
   // Characters of JSON text the copy holds so far, counted exactly as JSON.stringify writes them.
   let written = 0;
   const scalar = (node: unknown): unknown => {
-    written += node === undefined ? 4 : (JSON.stringify(node)?.length ?? 4);
+    written += jsonLength(node);
     return node;
   };
   const walk = (node: unknown, depth: number): unknown => {
@@ -81,5 +90,16 @@ export function redactValue(value: unknown, options: RedactOptions = {}): unknow
     }
     return copy;
   };
-  return walk(value, 0);
+  const copy = walk(value, 0);
+  return { copy, characters: written };
+}
+
+// Characters that JSON.stringify writes escaped (lone surrogates among the surrogates).
+const ESCAPED = /[\u0000-\u001f"\\\ud800-\udfff]/;
+
+// The length of a scalar's JSON text, without writing it where a string needs no escape.
+function jsonLength(node: unknown): number {
+  if (typeof node === 'string' && !ESCAPED.test(node)) return node.length + 2;
+  if (typeof node === 'number') return Number.isFinite(node) ? String(node).length : 4;
+  return node === undefined ? 4 : (JSON.stringify(node)?.length ?? 4);
 }
