@@ -1,8 +1,9 @@
 // Benchmark: requests per second and latency of the account initiate
-// (POST /payments/initiates, 10 connections) against four servers, each
+// (POST /payments/initiates, 10 connections) against five servers, each
 // pinned to core 0 with the load generator (autocannon, its own process) on
 // core 1: a bare express echo (the ceiling), Prism's mock of the same
-// OpenAPI document, the sandbox with its store on disk, the sandbox in memory.
+// OpenAPI document, the sandbox with its store on disk (at --sync normal, the
+// default, and at --sync full), the sandbox in memory.
 // Each round starts every server afresh (a new store file for the disk one),
 // warms it up, loads it, and stops it; the order rotates from round to round.
 // Prints req/s per round and the median, p50 and p99 (medians over rounds),
@@ -45,7 +46,7 @@ console.log(`  store:    sandbox (disk) writes to ${folder} (${filesystemOf(fold
 console.log('  latency:  autocannon\'s time per 2xx response, at full resolution (its own histogram rounds to whole ms)');
 console.log('');
 
-const KINDS = ['express', 'prism', 'disk', 'memory'];
+const KINDS = ['express', 'prism', 'disk', 'full', 'memory'];
 const results = Object.fromEntries(KINDS.map((kind) => [kind, []]));
 for (let round = 1; round <= rounds; round += 1) {
   const shift = (round - 1) % KINDS.length;
@@ -85,6 +86,6 @@ printTable(
 console.log('  p50, p99: medians over the rounds; non-2xx, errors (timeouts included): sums over the rounds');
 console.log('');
 console.log('  ratios of median req/s, this run:');
-for (const [a, b] of [['disk', 'prism'], ['disk', 'express'], ['memory', 'prism'], ['memory', 'express']]) {
+for (const [a, b] of [['disk', 'prism'], ['full', 'prism'], ['memory', 'prism'], ['disk', 'express'], ['memory', 'express']]) {
   console.log(`    ${`${SERVERS[a].name} / ${SERVERS[b].name}`.padEnd(34)} ${fixed(rate(a) / rate(b), 2)}`);
 }

@@ -4,7 +4,9 @@
 //   prism    Prism's mock of openapi/payments-api.yaml (logs at error level only),
 //            ready at its first answer of any status on the documented
 //            GET /payments/query/{paymentReference}; it serves the paths without /api/v2
-//   disk     the sandbox with its store on disk (--data FILE), ready at the first 200 on /__sandbox/health
+//   disk     the sandbox with its store on disk (--data FILE) at the default durability (--sync normal),
+//            ready at the first 200 on /__sandbox/health
+//   full     the same at --sync full (every change fdatasync'd before its answer)
 //            (both sandboxes log failed answers only, as Prism is run with -v error)
 //   memory   the sandbox in memory (--in-memory), ready likewise
 import { fileURLToPath } from 'node:url';
@@ -44,6 +46,13 @@ export const SERVERS = {
   disk: {
     name: 'sandbox (disk)',
     args: (port, { dataFile }) => [SANDBOX_BIN, '--port', port, '--data', dataFile, '--log-level', 'error'],
+    ready: SANDBOX_READY,
+    apiPrefix: '/api/v2',
+    token: exchangeKey,
+  },
+  full: {
+    name: 'sandbox (disk, full)',
+    args: (port, { dataFile }) => [SANDBOX_BIN, '--port', port, '--data', dataFile, '--sync', 'full', '--log-level', 'error'],
     ready: SANDBOX_READY,
     apiPrefix: '/api/v2',
     token: exchangeKey,
