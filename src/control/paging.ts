@@ -10,7 +10,7 @@ import { inputError } from '../errors.js';
  *
  * Only the rows of the page are turned into views: a page costs the same
  * whether the sandbox holds a hundred payments or a hundred thousand, but for
- * one copy of the store's row references (about 1 ms per 100,000).
+ * one copy of the store's row references.
  */
 
 /** Rows a page holds when the request gives no `limit`. */

@@ -7,7 +7,7 @@ import type { Store } from '../store/store.js';
 /**
  * The facts of one Payments API request, read once from its validated body,
  * its path and the store, and handed to the selection, the operation and the
- * journal: no later step reads the body again (README, "One way through").
+ * journal: no later step reads the body again (docs/design.md, "A request: one way through").
  * Amounts are decimal strings in major units unless the name says minor units.
  */
 

@@ -100,8 +100,8 @@ interface Route {
 }
 
 /**
- * The Payments API v2 under `/api/v2`, one way through (README, "One way
- * through"), served on node's own request and response: express's
+ * The Payments API v2 under `/api/v2`, one way through (docs/design.md, "A
+ * request: one way through"), served on node's own request and response: express's
  * per-request machinery would cost more than everything the sandbox does.
  * A request is refused for a foreign Host (and answered as a CORS preflight
  * with `--cors`), then journalled, routed to its operation, and goes

@@ -9,10 +9,9 @@ import type { WriteAheadLog } from './write-ahead-log.js';
  *
  * When the log is due, the flush loop sets it aside between two appends
  * (`<file>.wal` renamed to `<file>.wal.folding`, a new `<file>.wal`, the
- * folder fsync'd: about one fsync) and appends go on at once. The records
- * are taken from memory (lists of the frozen records, not copies: about
- * 1.5 ms at 100 000 records) and written as the new snapshot in 64 KiB
- * chunks, the event loop free between them. Changes queued but not yet
+ * folder fsync'd) and appends go on at once. The records are taken from
+ * memory (lists of the frozen records, not copies) and written as the new
+ * snapshot in 64 KiB chunks, the event loop free between them. Changes queued but not yet
  * logged when the records were taken are in them: the new snapshot replaces
  * the old one only once those are logged too, and never if the disk refuses
  * them. Once the snapshot is durable the set-aside log is removed. One fold
@@ -20,9 +19,8 @@ import type { WriteAheadLog } from './write-ahead-log.js';
  *
  * Written from memory rather than by a worker that would read the snapshot
  * and the set-aside log back from disk: no second copy of the state in the
- * process (a worker's peaks at +235 MB RSS at 100 000 payments, this at
- * +6 MB), and a third of the CPU (stringifying only; a worker would read,
- * parse and check the snapshot first), paid in slices of under a millisecond.
+ * process, and less CPU (stringifying only; a worker would read, parse and
+ * check the snapshot first), paid in small slices.
  *
  * A fold is due once the log holds as many changes as the snapshot holds
  * records (and at least `snapshotEvery`): a fold costs the whole state, so

@@ -229,8 +229,9 @@ describe('when a fold begins', () => {
     store.putPayment(paymentRecord(PUBLIC_A, 19));
     await store.commit();
     expect(rotate).toHaveBeenCalledTimes(1);
+    // The new snapshot replaces the old by rename: read, it is the one or the other, whole.
+    await vi.waitFor(async () => expect(JSON.parse(await readFile(files.file, 'utf8')).payments).toHaveLength(19));
     await vi.waitFor(() => expect(existsSync(asideOf(files.file))).toBe(false));
-    expect(JSON.parse(await readFile(files.file, 'utf8')).payments).toHaveLength(19);
   });
 });
 
