@@ -84,7 +84,7 @@ const sum = (list, key) => list.reduce((total, item) => total + item[key], 0);
 const windowMs = windowEnd - windowStart;
 
 console.log(`  requests:   ${requests} in ${fixed(windowMs / 1000, 1)} s (${fixed(load.requestsPerSecond)} req/s, 2xx ${load.ok}, non-2xx ${load.non2xx}), p99 ${fixed(load.latency.p99, 2)} ms`);
-console.log(`  GC:         ${inWindow.length} collections (${inWindow.filter((gc) => gc.kind === 's').length} scavenges), pause ${fixed(sum(inWindow, 'pause'), 0)} ms = ${fixed((100 * sum(inWindow, 'pause')) / windowMs, 1)}% of the window, ${fixed((1000 * sum(inWindow, 'pause')) / requests, 1)} µs per request`);
+console.log(`  GC:         ${inWindow.length} collections (${inWindow.filter((gc) => gc.kind === 's').length} scavenges), pause ${fixed(sum(inWindow, 'pause'), 0)} ms = ${fixed((100 * sum(inWindow, 'pause')) / windowMs, 1)}% of the window, ${fixed((1000 * sum(inWindow, 'pause')) / requests, 1)} µs per request, longest ${fixed(Math.max(0, ...inWindow.map((gc) => gc.pause)), 1)} ms`);
 console.log(`  allocated:  ${fixed(sum(inWindow, 'allocated') / requests / 1024, 1)} KB per request; promoted to the old space ${fixed(sum(inWindow, 'promoted') / requests, 0)} bytes per request`);
 console.log('');
 printTable(

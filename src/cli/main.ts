@@ -5,6 +5,7 @@ import type { SandboxOptions } from '../index.js';
 import { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE } from '../defaults.js';
 import { caDirOption, tlsBanner, tlsHosts } from './tls-options.js';
 import { hostName } from '../http/host-guard.js';
+import { LOG_LEVELS } from '../http/request-log.js';
 import { SYNC_LEVELS, type SyncLevel } from '../store/sync-level.js';
 
 // Each sub-command loads what it needs when it runs: `--help` and `scenarios list` never load the server.
@@ -74,7 +75,7 @@ export function program(): Command {
     .addOption(new Option('--allowed-host <name>', 'a Host name it answers to beside localhost, --host and --public-url (repeatable; env: comma-separated)').env('SANDBOX_ALLOWED_HOSTS').argParser(allowedHosts))
     .addOption(new Option('--control-token <token>', 'require Authorization: Bearer <token> on the control API (all but /__sandbox/health)').env('SANDBOX_CONTROL_TOKEN'))
     .addOption(new Option('--seed <seed>', 'seed of random draws (probabilistic scenarios, ranged delays), to repeat a run').env('SANDBOX_SEED'))
-    .addOption(new Option('--log-level <level>', 'what goes to stdout: nothing, failed answers, one line per request, or the (redacted) bodies too').choices(['silent', 'error', 'info', 'debug']).env('SANDBOX_LOG_LEVEL').default('info'))
+    .addOption(new Option('--log-level <level>', 'what goes to stdout: nothing, failed answers, one line per request, or the (redacted) bodies too').choices(LOG_LEVELS).env('SANDBOX_LOG_LEVEL').default('info'))
     .addOption(new Option('--log-format <format>', 'one line for a person, or JSON (pino)').choices(['pretty', 'json']).env('SANDBOX_LOG_FORMAT').default('pretty'))
     .addOption(new Option('--cors', 'answer browser clients of any origin on the Payments API (preflights, Access-Control-Allow-Origin) (env: SANDBOX_CORS=1|0)'))
     .addOption(new Option('--strict', "refuse with 400 INPUT what the spec's types forbid but the provider's clients send (a number amount, a null field) (env: SANDBOX_STRICT=1|0)"))
