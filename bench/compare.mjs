@@ -62,7 +62,7 @@ for (let round = 1; round <= rounds; round += 1) {
       const load = await runLoad({ url, token, connections, seconds, warmupSeconds });
       results[kind].push(load);
       const nonOk = Object.keys(load.nonOk).length ? ` ${JSON.stringify(load.nonOk)}` : '';
-      console.log(`  round ${round}  ${server.name.padEnd(16)}  ${fixed(load.requestsPerSecond).padStart(6)} req/s  p50 ${fixed(load.latency.p50, 2)} ms  p99 ${fixed(load.latency.p99, 2)} ms  2xx ${load.ok}  non-2xx ${load.non2xx}${nonOk}  errors ${load.errors}  timeouts ${load.timeouts}`);
+      console.log(`  round ${round}  ${server.name.padEnd(20)}  ${fixed(load.requestsPerSecond).padStart(6)} req/s  p50 ${fixed(load.latency.p50, 2)} ms  p99 ${fixed(load.latency.p99, 2)} ms  slowest ${fixed(load.latency.max, 1)} ms  2xx ${load.ok}  non-2xx ${load.non2xx}${nonOk}  errors ${load.errors}  timeouts ${load.timeouts}`);
     } finally {
       await server.stop();
     }
@@ -72,18 +72,19 @@ for (let round = 1; round <= rounds; round += 1) {
 const rate = (kind) => median(results[kind].map((r) => r.requestsPerSecond));
 console.log('');
 printTable(
-  ['server', ...results.express.map((_, i) => `round ${i + 1}`), 'median req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'],
+  ['server', ...results.express.map((_, i) => `round ${i + 1}`), 'median req/s', 'p50 ms', 'p99 ms', 'slowest ms', 'non-2xx', 'errors'],
   KINDS.map((kind) => [
     SERVERS[kind].name,
     ...results[kind].map((r) => fixed(r.requestsPerSecond)),
     fixed(rate(kind)),
     fixed(median(results[kind].map((r) => r.latency.p50)), 2),
     fixed(median(results[kind].map((r) => r.latency.p99)), 2),
+    fixed(Math.max(...results[kind].map((r) => r.latency.max)), 1),
     results[kind].reduce((sum, r) => sum + r.non2xx, 0),
     results[kind].reduce((sum, r) => sum + r.errors + r.timeouts, 0),
   ]),
 );
-console.log('  p50, p99: medians over the rounds; non-2xx, errors (timeouts included): sums over the rounds');
+console.log('  p50, p99: medians over the rounds; slowest: the slowest answer of all rounds; non-2xx, errors (timeouts included): sums over the rounds');
 console.log('');
 console.log('  ratios of median req/s, this run:');
 for (const [a, b] of [['disk', 'prism'], ['full', 'prism'], ['memory', 'prism'], ['disk', 'express'], ['memory', 'express']]) {
