@@ -3,8 +3,8 @@ import { inputError, noAuthorisedTransaction, notFound } from '../errors.js';
 import type { ScenarioEngine } from '../scenarios/engine.js';
 import type { Selection } from '../scenarios/selector.js';
 import type { Scenario } from '../scenarios/scenario.js';
-import { answered, answerWith, paymentWrite, refused, type Answer, type OperationEnv, type Write } from './answer.js';
-import { refusalReason, transition, type Outcome, type PaymentEvent, type Transition } from './state-machine.js';
+import { answered, answerWith, httpOutcome, paymentWrite, refused, type Answer, type OperationEnv, type Write } from './answer.js';
+import { REASON_HEADER, refusalReason, transition, type Outcome, type PaymentEvent, type Transition } from './state-machine.js';
 import { linkingReferenceOf } from './merchants.js';
 import { toNumber } from '../model/money.js';
 import type { Payment, PaymentMethod, StoredCard, TransferAccount } from '../model/records.js';
@@ -57,8 +57,15 @@ export function answerCreating(facts: RequestFacts, selection: Selection, record
   const event: PaymentEvent = { type: 'create', record, status: state };
   const made = transition(facts.payment, event, { code, message, scenario: rule.name, now: record.createdAt });
   if (made.refused) {
-    const answer = answerWith(selection.reusedReference(), () => ({}));
-    return { ...answer, reason: refusalReason(made.refused, facts.payment, event, 'created') };
+    const reason = refusalReason(made.refused, facts.payment, event, 'created');
+    const reused = selection.reusedReference();
+    if (reused.then.http) {
+      // The catalogue's answer for links and orders is an HTTP error: it says why all the same.
+      const refusal = httpOutcome(reused);
+      refusal.headers[REASON_HEADER] = reason;
+      throw refusal;
+    }
+    return { ...answerWith(reused, () => ({})), reason };
   }
   return answerWith(rule, () => details(made.payment, true), 'payments', [paymentWrite(made.payment)]);
 }

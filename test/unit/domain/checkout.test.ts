@@ -1,0 +1,114 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { checkoutHash, computeHash, createCheckoutLink } from '../../../src/domain/checkout.js';
+import { linkingReferenceOf } from '../../../src/domain/merchants.js';
+import { ENV, MERCHANT, NOW, factsFor, newStore, onePayment, payment, scenario, selection, summary, thrown, untouched } from './fixtures.js';
+
+/** The hosted checkout link and its hash (spec, endpoints 2 and 4; README decision 10), without HTTP. */
+
+const REF = 'SBREF-CHK-1';
+const CALLBACK = 'https://merchant.example.com/callback?x=1&y=2';
+/** The body as the client sent it: fields not in name order, the amount a number, a null. */
+const SENT = {
+  paymentReference: REF, publicKey: MERCHANT.publicKey, amount: 2500.5, currency: 'NGN', country: 'NG', callbackUrl: CALLBACK,
+  email: 'ada@example.com', productDescription: null as null,
+};
+/** The same body once validated: the amount read as text, the null left out. */
+const { productDescription: _null, ...VALID } = { ...SENT, amount: '2500.50' };
+
+/** The checkout hash computed here by the README's rule, not by checkoutHash. */
+const byTheRule = (fields: Array<[string, unknown]>): string =>
+  createHash('sha256').update(fields.map(([name, value]) => `${name}=${String(value)}`).join('&') + MERCHANT.secretKey).digest('hex');
+
+const SORTED = byTheRule([
+  ['amount', 2500.5], ['callbackUrl', CALLBACK], ['country', 'NG'], ['currency', 'NGN'], ['email', 'ada@example.com'],
+  ['paymentReference', REF], ['productDescription', null], ['publicKey', MERCHANT.publicKey],
+]);
+const AS_SENT = byTheRule([
+  ['paymentReference', REF], ['publicKey', MERCHANT.publicKey], ['amount', 2500.5], ['currency', 'NGN'], ['country', 'NG'],
+  ['callbackUrl', CALLBACK], ['email', 'ada@example.com'], ['productDescription', null],
+]);
+
+/** The facts of a link request whose body as sent carries `hash`. */
+const linkFacts = async (hash: string | undefined) => {
+  const store = await newStore();
+  const sent = hash === undefined ? SENT : { ...SENT, hash };
+  const body = hash === undefined ? VALID : { ...VALID, hash };
+  return { store, facts: factsFor(store, 'createCheckoutLink', body, { sent }) };
+};
+
+describe('checkoutHash', () => {
+  it('is SHA-256 of the hashed fields as sent, sorted by name, joined with &, the secret key appended', () => {
+    expect(checkoutHash(SENT, MERCHANT.secretKey)).toBe(SORTED);
+    expect(checkoutHash(SENT, MERCHANT.secretKey, 'as-sent')).toBe(AS_SENT);
+    // Fields outside the rule (hash itself, anything else) do not count.
+    expect(checkoutHash({ ...SENT, hash: 'abc', pocketReference: 'P-1' }, MERCHANT.secretKey)).toBe(SORTED);
+  });
+});
+
+describe('createCheckoutLink', () => {
+  it.each([
+    ['the hash of the body as sent', SORTED],
+    ['the same hash in upper case', SORTED.toUpperCase()],
+    ['no hash at all', undefined],
+  ])('%s: answers the checkout page and writes a PENDING CHECKOUT payment', async (_name, hash) => {
+    const { store, facts } = await linkFacts(hash);
+    const done = untouched(store, () => createCheckoutLink(facts, selection(scenario('checkout-link-created')), ENV));
+    const linkingReference = linkingReferenceOf(MERCHANT, REF);
+    expect(done.body).toEqual({
+      status: 'SUCCESS',
+      data: { code: '00', message: 'Successful', payments: { redirectLink: `http://sb/pages/checkout/${linkingReference}`, paymentStatus: '08' } },
+    });
+    expect(done.scenario).toBe('checkout-link-created');
+    expect(onePayment(done)).toEqual({
+      publicKey: MERCHANT.publicKey, paymentReference: REF, linkingReference, method: 'CHECKOUT', status: 'PENDING', code: '00', message: 'Successful',
+      amount: '2500.50', refundedAmount: '0.00', currency: 'NGN', country: 'NG', email: 'ada@example.com', callbackUrl: CALLBACK,
+      scenario: 'checkout-link-created', createdAt: NOW, updatedAt: NOW,
+    });
+  });
+
+  it('the hash of the validated body rather than the one sent: ApiError 500 INVALID HASH, nothing written', async () => {
+    const { store, facts } = await linkFacts(checkoutHash(VALID, MERCHANT.secretKey));
+    const error = untouched(store, () => thrown(() => createCheckoutLink(facts, selection(scenario('checkout-link-created')), ENV)));
+    expect([error.status, error.body, error.scenario]).toEqual([500, { message: 'INVALID HASH', error: 'PROCESSING' }, 'invalid-hash']);
+    expect(error.headers['X-Sandbox-Detail']).toBe(
+      'the hash is not SHA-256 of the fields sorted by name, joined as name=value with &, followed by the secret key',
+    );
+  });
+
+  it('the hash of the fields in the order sent (the Node SDK\'s): 500 INVALID HASH, and X-Sandbox-Detail says so', async () => {
+    const { store, facts } = await linkFacts(AS_SENT);
+    const error = untouched(store, () => thrown(() => createCheckoutLink(facts, selection(scenario('checkout-link-created')), ENV)));
+    expect([error.status, error.body]).toEqual([500, { message: 'INVALID HASH', error: 'PROCESSING' }]);
+    expect(error.headers['X-Sandbox-Detail']).toBe('the hash joins the fields in the order they were sent; the checkout hash joins them sorted by name');
+  });
+
+  it('the hash of another merchant\'s secret key is refused', async () => {
+    const { facts } = await linkFacts(checkoutHash(SENT, 'SBTESTSECK_unitdomain02'));
+    expect(thrown(() => createCheckoutLink(facts, selection(scenario('checkout-link-created')), ENV)).body).toEqual({ message: 'INVALID HASH', error: 'PROCESSING' });
+  });
+
+  it('a reused reference: 500 Transaction with reference exists, whatever rule was forced; nothing written', async () => {
+    const { store } = await linkFacts(undefined);
+    payment({ paymentReference: REF, status: 'SUCCESSFUL' }, store);
+    const facts = factsFor(store, 'createCheckoutLink', VALID, { sent: SENT });
+    const forced = selection(scenario('checkout-link-created'), { forced: true, byValues: scenario('duplicate-reference-link'), reused: 'duplicate-reference-link' });
+    const error = untouched(store, () => thrown(() => createCheckoutLink(facts, forced, ENV)));
+    expect([error.status, error.body, error.scenario]).toEqual([500, { message: 'Transaction with reference exists', error: 'PROCESSING' }, 'duplicate-reference-link']);
+    // The refusal says why, as an initiate's does (README decision 35).
+    expect(error.headers['X-Sandbox-Reason']).toBe(`paymentReference ${REF} is already used by a SUCCESSFUL payment of this merchant`);
+  });
+});
+
+describe('computeHash', () => {
+  it('answers the checkout hash of the body as sent under data.hash.hash, writes nothing, and the link accepts it', async () => {
+    const store = await newStore();
+    const done = untouched(store, () => computeHash(factsFor(store, 'computeHash', VALID, { sent: SENT }), selection(scenario('hash-computed'))));
+    expect(summary(done)).toEqual({ code: '00', message: 'Successful', scenario: 'hash-computed', reason: undefined, writes: 0 });
+    expect(done.body.data.hash).toEqual({ hash: SORTED });
+
+    const answered = (done.body.data.hash as { hash: string }).hash;
+    const facts = factsFor(store, 'createCheckoutLink', { ...VALID, hash: answered }, { sent: { ...SENT, hash: answered } });
+    expect(onePayment(createCheckoutLink(facts, selection(scenario('checkout-link-created')), ENV)).paymentReference).toBe(REF);
+  });
+});
