@@ -59,7 +59,7 @@ describe('--sync normal', () => {
     expect(await logLines(files.file)).toHaveLength(1);
   });
 
-  it('fdatasyncs what was written within SYNC_WITHIN_MS, once for the changes of that second', async () => {
+  it('fdatasyncs what was written when the SYNC_WITHIN_MS timer fires, not before, once for the changes of that second', async () => {
     const watched = watchLog();
     const store = await files.open({ sync: 'normal' });
     const since = Date.now();
