@@ -127,6 +127,7 @@ export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: Serve
     // Against DNS rebinding: a page that made its own name point at the sandbox still sends that name.
     const refusal = hostRefusal(deps.allowedHosts, req.headers.host, false);
     if (refusal) return void renderApiError(refusal, req, res, random);
+    // cors and body-parser are typed for express, but read and write only what node's request and response have.
     if (corsHandler) corsHandler(req, res as never, () => begin(req, res));
     else begin(req, res);
   };
