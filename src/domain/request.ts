@@ -90,8 +90,6 @@ export interface RequestFacts extends Facts {
   currency?: string;
   /** hosted checkout link: the hash sent, lower case */
   hash?: string;
-  /** the key exchange: the `<secret>.<public>` key sent */
-  key?: string;
 }
 
 /**
@@ -149,9 +147,6 @@ export function factsOf(parts: RequestParts, merchant: Merchant, newMerchant: bo
     linkingReference,
   };
   switch (operation) {
-    case 'exchangeKeys':
-      facts.key = String(body.key);
-      break;
     case 'initiatePayment':
       facts.variant = variantOf(body);
       facts.newPayment = newPaymentFields(body, facts.variant === 'CARD');
