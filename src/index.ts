@@ -20,6 +20,12 @@ import { Store, type SyncLevel } from './store/store.js';
 import { loadOperations, type HttpOperation } from './validation/operations.js';
 import { newTestKeyPair, type KeyPair } from './domain/merchants.js';
 import type { TlsListeners } from './tls/listeners.js';
+import { Agenda } from './agenda/agenda.js';
+import { MerchantClocks } from './clock/clocks.js';
+import { Dispatcher } from './notifications/dispatcher.js';
+import { NotificationFaults } from './notifications/faults.js';
+import { NotificationOutbox } from './notifications/outbox.js';
+import { SandboxWebhooks } from './notifications/webhooks.js';
 
 /** The OpenAPI document of the Payments API, shipped in openapi/. */
 export const PAYMENTS_API_DOCUMENT = fileURLToPath(new URL('../openapi/payments-api.yaml', import.meta.url));
@@ -79,6 +85,8 @@ export interface SandboxOptions {
   tlsHosts?: string[];
   /** the local CA folder; default `$XDG_DATA_HOME/payments-sandbox/ca` (or ~/.local/share/payments-sandbox/ca) */
   caDir?: string;
+  /** every merchant's notification URL unless it sets its own (`--webhook-url`; README, "Notifications"); absent: none */
+  webhookUrl?: string;
 }
 
 /** A running sandbox. */
@@ -105,6 +113,12 @@ export interface Sandbox {
   proxyUrl?: string;
   /** the local CA's certificate file, for NODE_EXTRA_CA_CERTS and the like, when HTTPS is on */
   caCertificate?: string;
+  /** notifications from a test: set a URL, list deliveries, wait for one (README, "Notifications") */
+  webhooks: SandboxWebhooks;
+  /** each merchant's clock (README, "Time") */
+  clocks: MerchantClocks;
+  /** what falls due and when; `agenda.advance(publicKey, ms)` moves a merchant's clock as the control API does */
+  agenda: Agenda;
   /** stops accepting connections, waits for pending writes, writes a last snapshot */
   close(): Promise<void>;
 }
@@ -151,6 +165,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const log = await requestLog(options.logLevel ?? 'silent', options.logFormat ?? 'pretty', options.logDestination);
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes ?? DEFAULT_JOURNAL_MAX_BYTES);
   const hung = new HungConnections();
+  if (options.webhookUrl !== undefined && !/^https?:\/\/[^/]/i.test(options.webhookUrl)) {
+    await store.close();
+    throw new Error(`--webhook-url must be an absolute http or https URL, not ${JSON.stringify(options.webhookUrl)}`);
+  }
+  const clocks = new MerchantClocks(store);
+  const faults = new NotificationFaults();
+  const outbox = new NotificationOutbox({ store, clocks, faults, engine, defaultUrl: options.webhookUrl });
+  const dispatcher = new Dispatcher({ store, clocks, outbox, onAttempt: log?.attempt });
+  const agenda = new Agenda({ store, clocks, engine, outbox, dispatcher });
   let state: 'starting' | 'ok' | 'stopping' = 'starting';
   let publicUrl = '';
   const { app, listener } = createApp({
@@ -162,6 +185,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     journal,
     hung,
     now,
+    clocks,
+    outbox,
+    notifications: { store, clocks, agenda, outbox, faults },
     strict: options.strict ?? false,
     state: () => state,
     allowedHosts,
@@ -207,6 +233,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       throw error;
     }
   }
+  agenda.start();
   state = 'ok';
   let closing: Promise<void> | undefined;
   return {
@@ -224,6 +251,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     httpsServer: tls?.httpsServer,
     proxyUrl: tls?.proxyUrl,
     caCertificate: tls?.caCertificate,
+    webhooks: new SandboxWebhooks(store),
+    clocks,
+    agenda,
     close: () =>
       (closing ??= (async () => {
         state = 'stopping';
@@ -235,6 +265,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           }),
           tls?.close(),
         ]);
+        await agenda.stop();
         await store.close();
       })()),
   };

@@ -27,6 +27,8 @@ Examples:
   $ payments-sandbox --https-port 4443 --proxy-port 4080 --tls-host seerbitapi.com   # for an SDK with a hard-wired host
   $ NODE_EXTRA_CA_CERTS=$(payments-sandbox ca) node app.js                       # trust the local CA
   $ PORT=5000 SANDBOX_IN_MEMORY=1 payments-sandbox     # the same settings from the environment
+  $ payments-sandbox --webhook-url http://127.0.0.1:3000/webhook   # every merchant's notifications go there
+  $ payments-sandbox trigger transaction --reference SBREF-1       # send a payment's event now
 `;
 
 interface Flags {
@@ -51,6 +53,7 @@ interface Flags {
   proxyPort?: number;
   tlsHost?: string[];
   caDir?: string;
+  webhookUrl?: string;
 }
 
 /** The command-line program (README, "Configuration"). */
@@ -83,6 +86,7 @@ export function program(): Command {
     .addOption(new Option('--proxy-port <n>', 'forward proxy that takes the --tls-host names to the sandbox (0: any free port)').env('SANDBOX_PROXY_PORT').argParser(port))
     .addOption(new Option('--tls-host <name>', 'a host name the certificate covers and the proxy reaches (repeatable; env: comma-separated)').env('SANDBOX_TLS_HOSTS').argParser(tlsHosts))
     .addOption(caDirOption())
+    .addOption(new Option('--webhook-url <url>', "every merchant's notification URL, unless it sets its own over the control API").env('SANDBOX_WEBHOOK_URL').argParser(httpUrl))
     .version(VERSION, '-V, --version', 'print the version')
     .addHelpText('after', EXAMPLES)
     // One line and where to look, not thirty lines of help after every mistake.
@@ -117,6 +121,27 @@ export function program(): Command {
       const { checkHealth } = await import('./healthcheck.js');
       const problem = await checkHealth(flags.port, flags.timeout);
       if (problem) fail(problem);
+    });
+  command
+    .command('trigger')
+    .description("send a payment's notification now, through a running sandbox's control API (like `stripe trigger`)")
+    .argument('<eventType>', 'transaction or refund')
+    .requiredOption('--reference <paymentReference>', 'the payment')
+    .option('--public-key <key>', 'its merchant, when several merchants used the reference')
+    .addOption(new Option('-p, --port <n>', 'the port the sandbox listens on').env('PORT').default(4010).argParser(port))
+    .addOption(new Option('--url <origin>', 'the sandbox, instead of 127.0.0.1 and --port').argParser(httpUrl))
+    .addOption(new Option('--control-token <token>', "the sandbox's control token").env('SANDBOX_CONTROL_TOKEN'))
+    .action(async (eventType: string, flags: { reference: string; publicKey?: string; port: number; url?: string; controlToken?: string }) => {
+      if (eventType !== 'transaction' && eventType !== 'refund') fail(`unknown event type ${eventType}: transaction or refund`);
+      const { trigger } = await import('./trigger.js');
+      try {
+        const lines = await trigger({
+          eventType, paymentReference: flags.reference, publicKey: flags.publicKey, origin: flags.url ?? `http://127.0.0.1:${flags.port}`, controlToken: flags.controlToken || undefined,
+        });
+        for (const line of lines) console.log(line);
+      } catch (error) {
+        fail((error as Error).message);
+      }
     });
   command
     .command('ca')
@@ -174,6 +199,7 @@ async function serve(flags: Flags): Promise<void> {
     proxyPort: flags.proxyPort,
     tlsHosts: flags.tlsHost,
     caDir: flags.caDir === undefined ? undefined : resolve(flags.caDir),
+    webhookUrl: flags.webhookUrl,
   };
   const { CatalogueError, CertificateAuthorityError, EVERY_INTERFACE, sampleKeyPair, startSandbox, StoreOpenError } = await import('../index.js');
   let sandbox;
@@ -199,6 +225,7 @@ async function serve(flags: Flags): Promise<void> {
   API reference ${origin}/__sandbox/docs
   store         ${options.dataFile ?? '(in memory)'}${options.dataFile === undefined ? '' : `\n  sync          ${SYNC_MEANING[options.sync ?? 'normal']}`}
   seed          ${sandbox.seed}${options.scenario ? `\n  scenario      ${options.scenario} (sticky override)` : ''}${tlsBanner(sandbox, options.tlsHosts)}
+  webhooks      ${options.webhookUrl ? `${options.webhookUrl} (every merchant without its own)` : `none until set: PUT ${origin}/__sandbox/webhooks/<publicKey>`}
 
   A test key pair (any SBTESTPUBK_/SBTESTSECK_ pair works):
     public key  ${keys.publicKey}

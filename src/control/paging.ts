@@ -113,7 +113,22 @@ export function pageOfRows<T extends KeyedRow>(list: string, publicKeys: string[
  * while requests keep arriving.
  */
 export function journalCursor(id: number): string {
-  return encode(['requests', id]);
+  return sequenceCursor('requests', id);
+}
+
+/** The cursor of the page that follows the row numbered `sequence` of a list ordered by a number that only grows (the journal's ids, the deliveries' sequence). */
+export function sequenceCursor(list: string, sequence: number): string {
+  return encode([list, sequence]);
+}
+
+/**
+ * The number a cursor of `sequenceCursor` names.
+ * @throws ApiError 400 INPUT when the cursor is not one `GET /__sandbox/<list>` handed out
+ */
+export function cursorSequence(list: string, cursor: string): number {
+  const value = decode(cursor);
+  if (Array.isArray(value) && value.length === 2 && value[0] === list && Number.isSafeInteger(value[1]) && (value[1] as number) >= 1) return value[1] as number;
+  throw notOurs(list);
 }
 
 /**
@@ -122,9 +137,7 @@ export function journalCursor(id: number): string {
  * @throws ApiError 400 INPUT when the cursor is not one `GET /requests` handed out
  */
 export function journalCursorId(cursor: string): number {
-  const value = decode(cursor);
-  if (Array.isArray(value) && value.length === 2 && value[0] === 'requests' && Number.isSafeInteger(value[1]) && (value[1] as number) >= 1) return value[1] as number;
-  throw notOurs('requests');
+  return cursorSequence('requests', cursor);
 }
 
 interface RowCursor {

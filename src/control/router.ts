@@ -16,6 +16,7 @@ import { documentedQueryOnly, documentedRules } from './constraints.js';
 import { DOCUMENT_PATHS, documentReader, type ServedDocuments } from './documents.js';
 import type { Journal } from './journal.js';
 import { journalCursor, journalCursorId, pageOfRows, pageRequest } from './paging.js';
+import { notificationHandlers, type NotificationControls } from './notifications.js';
 import { paymentView, scenarioView } from './views.js';
 
 /** What the control API needs. */
@@ -36,6 +37,8 @@ export interface ControlDependencies {
   documents: ServedDocuments;
   /** the base URL links are built on, which the served documents name as their server */
   publicUrl: () => string;
+  /** notification URLs, deliveries, faults and clocks (README, "Notifications", "Time") */
+  notifications: NotificationControls;
 }
 
 type Handler = (req: Request, res: Response) => Promise<void> | void;
@@ -59,7 +62,7 @@ export function controlRouter(deps: ControlDependencies): Router {
     const handler = handlers[id];
     if (!handler) throw new Error(`the control API document has an operation without a handler: ${id}`);
     const path = operation.path.replace(/\{([^}]+)\}/g, ':$1');
-    const method = operation.method.toLowerCase() as 'get' | 'post' | 'delete';
+    const method = operation.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
     const run: RequestHandler = async (req, res) => {
       await handler(req, res);
     };
@@ -97,7 +100,9 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
     return found[0]!;
   };
   const document = documentReader(deps.documents, deps.publicUrl);
+  const { clocks, outbox, faults } = deps.notifications;
   return {
+    ...notificationHandlers(deps.notifications),
     getApiDocument: async (req, res) => {
       const { type, text } = await document(String(req.params.document));
       res.type(type).send(text);
@@ -169,11 +174,11 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
       const { outcome, publicKey } = req.body as { outcome: 'success' | 'failure'; publicKey?: string };
       // The body's publicKey names the merchant when several used the reference (control-api.yaml, completePayment).
       const payment = onePayment(req, publicKey ?? merchantOf(req));
-      const settled = settleExternally(selector.engine, payment, outcome, deps.now());
+      const settled = settleExternally(selector.engine, payment, outcome, clocks.now(payment.publicKey));
       if (settled.refused) {
         throw new ApiError(409, { message: `Payment ${payment.paymentReference} is ${payment.status}, not PENDING`, error: 'CONFLICT' });
       }
-      await commitWrites(store, [paymentWrite(settled.payment)]);
+      await commitWrites(store, [paymentWrite(settled.payment, payment)], outbox);
       res.json(paymentView(settled.payment));
     },
     listOrders: (req, res) => {
@@ -185,6 +190,7 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
       const publicKey = merchantOf(req);
       store.reset(publicKey);
       selector.overrides.clear(publicKey);
+      faults.clear(publicKey);
       journal.clear(publicKey);
       await store.commit();
       res.json({ reset: publicKey ?? 'all' });

@@ -10,8 +10,15 @@ export interface Envelope {
   data: { code: string; message: string; [field: string]: unknown };
 }
 
-/** A record an answer stores: written, in order, before the answer is sent (src/domain/commit.ts). */
-export type Write = { kind: 'merchant'; merchant: Merchant } | { kind: 'payment'; payment: Payment } | { kind: 'order'; order: Order };
+/**
+ * A record an answer stores: written, in order, before the answer is sent
+ * (src/domain/commit.ts). A payment's write carries the record it replaces
+ * (`before`, absent for a new payment): its notifications are made from the pair.
+ */
+export type Write =
+  | { kind: 'merchant'; merchant: Merchant }
+  | { kind: 'payment'; payment: Payment; before?: Payment }
+  | { kind: 'order'; order: Order };
 
 /**
  * What an operation answers: an envelope (always HTTP 200, spec Errors >
@@ -44,7 +51,7 @@ export interface Links {
  */
 export interface OperationEnv {
   links: Links;
-  /** the current time as ISO 8601 UTC */
+  /** the current time on the request's merchant's clock, ISO 8601 UTC (README, "Time") */
   now(): string;
 }
 
@@ -106,5 +113,5 @@ export function answered(scenario: string, code: string, message: string, fields
   return { scenario, body: envelope(code, message, fields), writes: [] };
 }
 
-/** The write of a payment record (the state machine's new one). */
-export const paymentWrite = (payment: Payment): Write => ({ kind: 'payment', payment });
+/** The write of a payment record: the state machine's new one, replacing `before` (absent: a new payment). */
+export const paymentWrite = (payment: Payment, before?: Payment): Write => (before ? { kind: 'payment', payment, before } : { kind: 'payment', payment });

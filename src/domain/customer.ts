@@ -3,6 +3,7 @@ import type { ScenarioEngine } from '../scenarios/engine.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import type { Store } from '../store/store.js';
 import { paymentWrite, type Write } from './answer.js';
+import type { Outbox } from './commit.js';
 import { cardOf, transferAccountOf } from './payments.js';
 import type { Payment } from '../model/records.js';
 import { transition, type PaymentEvent } from './state-machine.js';
@@ -28,11 +29,14 @@ export interface CustomerStep {
   next: 'authenticate' | 'otp' | 'transfer' | 'return' | 'settled';
 }
 
-/** The tools a customer action needs: the store is read by the pages, and written through commitWrites. */
+/** The tools a customer action needs: the store is read by the pages, and written through commitWrites with the outbox. */
 export interface CustomerContext {
   store: Store;
   engine: ScenarioEngine;
-  now: () => string;
+  /** the merchant's clock, ISO 8601 UTC (README, "Time") */
+  now: (publicKey: string) => string;
+  /** what makes the notifications of a change (src/domain/commit.ts) */
+  outbox?: Outbox;
 }
 
 /** The URL the customer is sent back to when the payment is settled, as the merchant sent it: the checkout's callbackUrl, or the card initiate's redirectUrl. */
@@ -137,7 +141,7 @@ function step(
   outcome: { code: string; message: string; scenario: string },
   next: (stored: Payment) => CustomerStep['next'],
 ): CustomerStep {
-  const done = transition(payment, event, { ...outcome, now: ctx.now() });
+  const done = transition(payment, event, { ...outcome, now: ctx.now(payment.publicKey) });
   if (done.refused) return { payment, next: 'settled', writes: [] };
-  return { payment: done.payment, next: next(done.payment), writes: [paymentWrite(done.payment)] };
+  return { payment: done.payment, next: next(done.payment), writes: [paymentWrite(done.payment, payment)] };
 }

@@ -5,6 +5,7 @@ import type { Selection } from '../scenarios/selector.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import { answered, answerWith, httpOutcome, paymentWrite, refused, type Answer, type OperationEnv, type Write } from './answer.js';
 import { REASON_HEADER, refusalReason, transition, type Outcome, type PaymentEvent, type Transition } from './state-machine.js';
+import { dueOf } from './due.js';
 import { linkingReferenceOf } from './merchants.js';
 import { toNumber } from '../model/money.js';
 import type { Payment, PaymentMethod, StoredCard, TransferAccount } from '../model/records.js';
@@ -55,7 +56,9 @@ export function answerCreating(facts: RequestFacts, selection: Selection, record
   const { state, code, message } = rule.then;
   if (rule.then.http || !state || code === undefined || message === undefined) return answerWith(rule, () => details(record, false));
   const event: PaymentEvent = { type: 'create', record, status: state };
-  const made = transition(facts.payment, event, { code, message, scenario: rule.name, now: record.createdAt });
+  const now = record.createdAt;
+  const due = state === 'PENDING' ? dueOf(rule, record.method, now, facts.newPayment?.walletDaysActive) : undefined;
+  const made = transition(facts.payment, event, { code, message, scenario: rule.name, now, due });
   if (made.refused) {
     const reason = refusalReason(made.refused, facts.payment, event, 'created');
     const reused = selection.reusedReference();
@@ -67,7 +70,7 @@ export function answerCreating(facts: RequestFacts, selection: Selection, record
     }
     return { ...answerWith(reused, () => ({})), reason };
   }
-  return answerWith(rule, () => details(made.payment, true), 'payments', [paymentWrite(made.payment)]);
+  return answerWith(rule, () => details(made.payment, true), 'payments', [paymentWrite(made.payment, facts.payment)]);
 }
 
 /**
@@ -147,7 +150,7 @@ export function completePayment(facts: RequestFacts, selection: Selection, env: 
     const doing = operation === 'validatePayment' ? 'validated' : 'completed with an OTP';
     return { ...alreadyProcessed(details), reason: refusalReason(settled.refused, payment, event, doing) };
   }
-  return answerWith(rule, () => details, 'payments', rule.then.state ? [paymentWrite(settled.payment)] : []);
+  return answerWith(rule, () => details, 'payments', rule.then.state ? [paymentWrite(settled.payment, payment)] : []);
 }
 
 // The provider's answer to a second completion (external-api.yml, ValidateTransactionResponse1).
@@ -184,7 +187,7 @@ export function refundPayment(facts: RequestFacts, selection: Selection, env: Op
     rule,
     () => ({ paymentReference: stored.paymentReference, status: 'REFUNDED', card: stored.card ?? { bin: '', last4: '', token: '' } }),
     'payments',
-    writesOf(done),
+    writesOf(done, payment),
   );
 }
 
@@ -204,14 +207,14 @@ export function cancelPayment(facts: RequestFacts, selection: Selection, env: Op
   const done = state === 'CANCELLED' ? cancel : state ? transition(payment, { type: 'settle', status: state }, outcomeOf(rule, env)) : undefined;
   const stored = done?.payment ?? payment;
   const { bin = '', last4 = '' } = stored.card ?? {};
-  return answerWith(rule, () => ({ paymentReference: stored.paymentReference, status: 'CANCELLED', card: { bin, last4 } }), 'payments', writesOf(done));
+  return answerWith(rule, () => ({ paymentReference: stored.paymentReference, status: 'CANCELLED', card: { bin, last4 } }), 'payments', writesOf(done, payment));
 }
 
 // The outcome a rule gives a payment: its code and message, kept on the record. An HTTP rule stores nothing.
 const outcomeOf = (rule: Scenario, env: OperationEnv): Outcome => ({ code: rule.then.code ?? '', message: rule.then.message ?? '', scenario: rule.name, now: env.now() });
 
 // A transition the answer stores: none when there was none, or when the table refused it.
-const writesOf = (done: Transition | undefined): Write[] => (done && !done.refused ? [paymentWrite(done.payment)] : []);
+const writesOf = (done: Transition | undefined, before: Payment): Write[] => (done && !done.refused ? [paymentWrite(done.payment, before)] : []);
 
 /**
  * Settles a pending payment over the control API, as the outside world would
@@ -223,6 +226,28 @@ const writesOf = (done: Transition | undefined): Write[] => (done && !done.refus
  */
 export function settleExternally(engine: ScenarioEngine, payment: Payment, outcome: 'success' | 'failure', now: string): Transition {
   const rule = engine.decide({ operation: 'controlSettlesPayment', body: { outcome }, payment, headers: {} });
+  const status = rule.then.state ?? (outcome === 'success' ? 'SUCCESSFUL' : 'FAILED');
+  return transition(payment, { type: 'settle', status }, { code: rule.then.code ?? '', message: rule.then.message ?? '', scenario: rule.name, now });
+}
+
+/**
+ * Carries out what fell due for a pending payment (README, "Time"): the
+ * settlement its rule promised, through the catalogue's paymentSettlesLater
+ * rules (00 Successful, or S12 Transaction Failed), or its expiry, through
+ * the pendingPaymentExpires rule.
+ * @param now ISO 8601 UTC on the merchant's clock
+ * @returns the new record to store, or the refusal when the payment is no
+ *   longer PENDING; undefined when nothing is due for it
+ */
+export function settleDue(engine: ScenarioEngine, payment: Payment, now: string): Transition | undefined {
+  const due = payment.due;
+  if (!due) return undefined;
+  if (due.event === 'expire') {
+    const rule = engine.decide({ operation: 'pendingPaymentExpires', body: {}, payment, headers: {} });
+    return transition(payment, { type: 'expire' }, { code: rule.then.code ?? '', message: rule.then.message ?? '', scenario: rule.name, now });
+  }
+  const outcome = due.outcome ?? 'success';
+  const rule = engine.decide({ operation: 'paymentSettlesLater', body: { outcome }, payment, headers: {} });
   const status = rule.then.state ?? (outcome === 'success' ? 'SUCCESSFUL' : 'FAILED');
   return transition(payment, { type: 'settle', status }, { code: rule.then.code ?? '', message: rule.then.message ?? '', scenario: rule.name, now });
 }

@@ -2,6 +2,7 @@ import { AMOUNT_PATTERN, normaliseAmount, toMinor } from '../model/money.js';
 import type { OperationId, Variant } from '../model/operations.js';
 import type { Merchant, Order, Payment } from '../model/records.js';
 import type { Facts } from '../scenarios/engine.js';
+import { walletDaysOf } from './due.js';
 import type { Store } from '../store/store.js';
 
 /**
@@ -33,6 +34,8 @@ export interface NewPaymentFields {
   kept: Partial<Record<KeptField, string>>;
   /** a card initiate's number: only its BIN and last four are ever stored */
   cardNumber?: string;
+  /** a transfer's `walletDaysActive` as whole days, when it is one (src/domain/due.ts) */
+  walletDaysActive?: number;
 }
 
 /** One item of an order request (spec, endpoints 5 and 6). */
@@ -190,6 +193,8 @@ function newPaymentFields(body: Body, card: boolean): NewPaymentFields {
     kept,
   };
   if (card && typeof body.cardNumber === 'string') fields.cardNumber = body.cardNumber;
+  const walletDaysActive = walletDaysOf(body.walletDaysActive);
+  if (walletDaysActive !== undefined) fields.walletDaysActive = walletDaysActive;
   return fields;
 }
 

@@ -1,5 +1,5 @@
 import { fromMinor, toMinor } from '../model/money.js';
-import type { Payment, PaymentStatus, StoredCard, TransferAccount } from '../model/records.js';
+import type { Payment, PaymentDue, PaymentStatus, StoredCard, TransferAccount } from '../model/records.js';
 
 /**
  * The payment state machine (README decision 12): the one place where a
@@ -22,7 +22,9 @@ export type PaymentEvent =
   /** a refund of `amountMinor` */
   | { type: 'refund'; amountMinor: number }
   /** a cancel by the merchant or by the customer */
-  | { type: 'cancel' };
+  | { type: 'cancel' }
+  /** a pending payment's lifetime ran out (README, "Time") */
+  | { type: 'expire' };
 
 /** The event's type. */
 export type PaymentEventType = PaymentEvent['type'];
@@ -30,7 +32,7 @@ export type PaymentEventType = PaymentEvent['type'];
 /**
  * The table: the states an event may leave (`from`; `none` for a reference
  * not used yet) and the states it may lead to. README decision 12: completion
- * needs PENDING, a refund SUCCESSFUL, a cancel PENDING.
+ * needs PENDING, a refund SUCCESSFUL, a cancel PENDING; only a PENDING payment expires (README, "Time").
  */
 export const TRANSITIONS: Readonly<Record<PaymentEventType, { from: readonly (PaymentStatus | 'none')[]; to: readonly PaymentStatus[] }>> = {
   create: { from: ['none'], to: ['PENDING', 'SUCCESSFUL', 'FAILED'] },
@@ -38,6 +40,7 @@ export const TRANSITIONS: Readonly<Record<PaymentEventType, { from: readonly (Pa
   settle: { from: ['PENDING'], to: ['PENDING', 'SUCCESSFUL', 'FAILED'] },
   refund: { from: ['SUCCESSFUL'], to: ['SUCCESSFUL', 'REFUNDED'] },
   cancel: { from: ['PENDING'], to: ['CANCELLED'] },
+  expire: { from: ['PENDING'], to: ['EXPIRED'] },
 };
 
 /**
@@ -56,8 +59,10 @@ export interface Outcome {
   message: string;
   /** the deciding scenario's name, kept on the payment */
   scenario: string;
-  /** ISO 8601 UTC */
+  /** ISO 8601 UTC, on the merchant's clock */
   now: string;
+  /** what falls due if the payment is left PENDING (src/domain/due.ts); absent: what was due before stays due */
+  due?: PaymentDue;
 }
 
 /** The result of an event: the payment's new record, to be stored, or why nothing may happen. */
@@ -126,7 +131,16 @@ export function refusalReason(refusal: Refusal, payment: Payment | undefined, ev
   }
 }
 
+// What falls due belongs to a PENDING payment only: a settled one has nothing left to wait for.
 function nextRecord(current: Payment | undefined, event: PaymentEvent, outcome: Outcome): Payment {
+  const next = changed(current, event, outcome);
+  const due = next.status === 'PENDING' ? (outcome.due ?? current?.due) : undefined;
+  if (due) return { ...next, due };
+  if (next.due) delete next.due;
+  return next;
+}
+
+function changed(current: Payment | undefined, event: PaymentEvent, outcome: Outcome): Payment {
   const { code, message, scenario, now } = outcome;
   switch (event.type) {
     case 'create':
@@ -149,5 +163,7 @@ function nextRecord(current: Payment | undefined, event: PaymentEvent, outcome: 
     }
     case 'cancel':
       return { ...current!, status: 'CANCELLED', code, message, scenario, updatedAt: now };
+    case 'expire':
+      return { ...current!, status: 'EXPIRED', code, message, scenario, updatedAt: now };
   }
 }

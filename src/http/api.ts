@@ -5,7 +5,8 @@ import type { Journal } from '../control/journal.js';
 import { httpOutcome, type Answer, type Links, type Operation, type OperationEnv, type Write } from '../domain/answer.js';
 import { authenticateMerchant, checkPublicKey, exchangeKey, exchangeKeys, merchantOfPublicKey } from '../domain/authentication.js';
 import { computeHash, createCheckoutLink } from '../domain/checkout.js';
-import { commitWrites } from '../domain/commit.js';
+import type { MerchantClocks } from '../clock/clocks.js';
+import { commitWrites, type Outbox } from '../domain/commit.js';
 import { createOrder, listOrders, updateOrders } from '../domain/orders.js';
 import { cancelPayment, completePayment, initiatePayment, refundPayment } from '../domain/payments.js';
 import { factsOf, type Body } from '../domain/request.js';
@@ -33,7 +34,12 @@ export interface ApiDependencies {
   journal: Journal;
   hung: HungConnections;
   links: Links;
+  /** real time, ISO 8601 UTC: when a merchant is first seen */
   now: () => string;
+  /** each merchant's clock (README, "Time"): the time its payments and notifications carry */
+  clocks: MerchantClocks;
+  /** what makes the notifications of a payment's change, stored with it (README, "Notifications") */
+  outbox: Outbox;
   /** refuse what only the provider's clients send, as the spec's types say (`--strict`) */
   strict: boolean;
   /** one line per request (`--log-level`, `--log-format`); absent: no log */
@@ -117,7 +123,6 @@ export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: Serve
   const byPath = new Map<string, Route[]>();
   for (const route of routes) byPath.set(route.path.toLowerCase(), [...(byPath.get(route.path.toLowerCase()) ?? []), route]);
   const parametric = routes.filter((route) => route.pattern !== undefined);
-  const env: OperationEnv = { links: deps.links, now: deps.now };
   const random = deps.selector.engine.random;
   // A merchant's browser code calls the Payments API from its own origin.
   const corsHandler = deps.cors ? cors({ origin: true, exposedHeaders: EXPOSED_HEADERS, maxAge: 600 }) : undefined;
@@ -159,9 +164,10 @@ export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: Serve
     if (fault === 'drop-connection') return dropConnection(req, exchange, fault);
     if (fault === 'hang') return deps.hung.hold(req, exchange, fault);
     if (selection.forced && selection.rule.then.http) throw httpOutcome(selection.rule);
+    const env: OperationEnv = { links: deps.links, now: () => deps.clocks.now(known.publicKey) };
     const answer = OPERATIONS[route.id](facts, selection, env);
     // A new merchant is remembered once a request it made is answered (README decision 2).
-    await commitWrites(deps.store, newMerchant ? [merchantWrite(known), ...answer.writes] : answer.writes);
+    await commitWrites(deps.store, newMerchant ? [merchantWrite(known), ...answer.writes] : answer.writes, deps.outbox);
     return respond(req, res, exchange, answer);
   }
 

@@ -59,7 +59,11 @@ export function createApp(deps: AppDependencies): SandboxApp {
   app.use(CONTROL_BASE, controlRouter(deps));
   app.use(
     '/pages',
-    onFirstUse(async () => (await import('../pages/router.js')).pagesRouter({ store: deps.store, engine: deps.selector.engine, now: deps.now })),
+    onFirstUse(async () =>
+      (await import('../pages/router.js')).pagesRouter({
+        store: deps.store, engine: deps.selector.engine, now: (publicKey) => deps.clocks.now(publicKey), outbox: deps.outbox,
+      }),
+    ),
   );
   // Every other target, `*` and other forms no route pattern matches included.
   app.use((req) => {

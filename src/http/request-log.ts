@@ -1,4 +1,5 @@
 import type { JournalEntry } from '../control/journal.js';
+import type { Delivery, DeliveryAttempt } from '../model/notifications.js';
 
 /** How much the sandbox logs: nothing, failed answers only, one line per request, or the bodies too. */
 export type LogLevel = 'silent' | 'error' | 'info' | 'debug';
@@ -9,8 +10,8 @@ export type LogFormat = 'pretty' | 'json';
 /** Every log level, in the order `--log-level` lists them. */
 export const LOG_LEVELS: readonly LogLevel[] = ['silent', 'error', 'info', 'debug'];
 
-/** Writes one request as a log line. */
-export type RequestLog = (entry: JournalEntry) => void;
+/** Writes one request as a log line; `attempt` writes one attempt to deliver a notification. */
+export type RequestLog = ((entry: JournalEntry) => void) & { attempt: (delivery: Delivery, attempt: DeliveryAttempt) => void };
 
 /**
  * The request log (README, "Logs"): one line per Payments API request, on
@@ -18,7 +19,9 @@ export type RequestLog = (entry: JournalEntry) => void;
  * request, so what the journal redacts and bounds (card numbers, CVV, PIN,
  * keys, tokens, long values) never reaches the log either. An answer that
  * failed (5xx, or none: a fault) is logged at error level, the others at
- * info; at debug the line carries the (redacted) bodies too.
+ * info; at debug the line carries the (redacted) bodies too. Each attempt
+ * to deliver a notification is a line too (README, "Notifications"): at
+ * info when acknowledged, at error when not, with the reason.
  * @returns undefined for `silent`, which costs nothing per request
  */
 export async function requestLog(level: LogLevel, format: LogFormat, destination?: NodeJS.WritableStream): Promise<RequestLog | undefined> {
@@ -29,7 +32,22 @@ export async function requestLog(level: LogLevel, format: LogFormat, destination
   const stream = destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096 });
   if (destination === undefined) flushNowAndThen(stream as ReturnType<typeof pino.destination>);
   const logger = format === 'json' ? pino({ level, base: undefined }, stream) : undefined;
-  return (entry) => {
+  const attempt = (delivery: Delivery, made: DeliveryAttempt) => {
+    if (made.acknowledged && level === 'error') return;
+    const answered = made.status === undefined ? 'no answer' : String(made.status);
+    const outcome = made.acknowledged ? 'acknowledged' : `not acknowledged (${made.reason ?? ''}); ${delivery.state === 'scheduled' ? `next attempt ${delivery.dueAt}` : delivery.state}`;
+    const message = `NOTIFY ${delivery.event.eventType} ${delivery.id} ${made.url} ${answered} ${Math.round(made.latencyMs * 10) / 10}ms ${delivery.paymentReference} ${outcome}`;
+    if (!logger) {
+      stream.write(`[${clock(made.at)}] ${made.acknowledged ? 'INFO' : 'ERROR'}: ${message}\n`);
+      return;
+    }
+    const fields = {
+      notification: delivery.id, eventType: delivery.event.eventType, eventId: delivery.event.eventId, url: made.url, status: made.status,
+      acknowledged: made.acknowledged, reason: made.reason, ms: made.latencyMs, state: delivery.state, paymentReference: delivery.paymentReference, publicKey: delivery.publicKey,
+    };
+    logger[made.acknowledged ? 'info' : 'error'](fields, message);
+  };
+  const request = (entry: JournalEntry) => {
     const failed = entry.status === 0 || entry.status >= 500;
     if (!failed && level === 'error') return;
     const code = codeOf(entry);
@@ -55,6 +73,7 @@ export async function requestLog(level: LogLevel, format: LogFormat, destination
     };
     logger[failed ? 'error' : 'info'](fields, message);
   };
+  return Object.assign(request, { attempt });
 }
 
 /** How long a log line may wait in the buffer, in milliseconds. */

@@ -16,11 +16,12 @@ export type OperationId =
  */
 export type OutsideEvent =
   | 'customerPaysByAccount' | 'customerPaysByTransfer' | 'customerSendsTransfer' | 'customerDeclinesAuthentication' | 'customerCancelsCheckout'
-  | 'controlSettlesPayment';
+  | 'controlSettlesPayment' | 'paymentSettlesLater' | 'pendingPaymentExpires';
 
 /** Every OutsideEvent. */
 export const OUTSIDE_EVENTS: readonly OutsideEvent[] = [
   'customerPaysByAccount', 'customerPaysByTransfer', 'customerSendsTransfer', 'customerDeclinesAuthentication', 'customerCancelsCheckout', 'controlSettlesPayment',
+  'paymentSettlesLater', 'pendingPaymentExpires',
 ];
 
 /** What a scenario can answer: an operation of the Payments API, or an event outside it. */

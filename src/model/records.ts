@@ -11,9 +11,23 @@ export type PaymentMethod = 'CARD' | 'ACCOUNT' | 'MOMO' | 'TRANSFER' | 'CHECKOUT
  * Where a payment stands. The spec names only REFUNDED and CANCELLED (spec,
  * States and transitions); PENDING, SUCCESSFUL and FAILED are the README's
  * names for what the result codes signal (20/S20/NIP pending, 00 success,
- * S12 failure).
+ * S12 failure); EXPIRED is a pending payment whose lifetime ran out (README, "Time").
  */
-export type PaymentStatus = 'PENDING' | 'SUCCESSFUL' | 'FAILED' | 'CANCELLED' | 'REFUNDED';
+export type PaymentStatus = 'PENDING' | 'SUCCESSFUL' | 'FAILED' | 'CANCELLED' | 'REFUNDED' | 'EXPIRED';
+
+/**
+ * What falls due for a pending payment, on its merchant's clock (README,
+ * "Time"): the settlement a rule's `settle` promised, or the end of its
+ * lifetime. Gone once the payment leaves PENDING.
+ */
+export interface PaymentDue {
+  /** ISO 8601 UTC on the merchant's clock */
+  at: string;
+  /** settle: the outcome arrives (funds land, the phone approves); expire: nobody paid in time */
+  event: 'settle' | 'expire';
+  /** the outcome of a `settle` */
+  outcome?: 'success' | 'failure';
+}
 
 /** What the sandbox keeps of a card: never the full number, CVV or PIN. */
 export interface StoredCard {
@@ -69,6 +83,8 @@ export interface Payment {
   callbackUrl?: string;
   /** name of the scenario that decided the payment's latest state */
   scenario: string;
+  /** while PENDING: the settlement its rule promised, or else the end of its lifetime */
+  due?: PaymentDue;
   createdAt: string;
   updatedAt: string;
 }

@@ -38,7 +38,7 @@ export function pagesRouter(ctx: CustomerContext): Router {
   const isCheckout = (payment: Payment) => payment.method === 'CHECKOUT' || payment.method === 'ORDER';
   const isCard = (payment: Payment) => payment.method === 'CARD' || (isCheckout(payment) && payment.channel === 'CARD');
   const finish = async (res: Response, step: CustomerStep, self: string) => {
-    await commitWrites(ctx.store, step.writes);
+    await commitWrites(ctx.store, step.writes, ctx.outbox);
     if (step.next === 'authenticate') return res.redirect(303, `/pages/authenticate/${encodeURIComponent(step.payment.linkingReference)}`);
     // The next step of the checkout, or the page as it now stands (a refused step).
     if (step.next !== 'return') return res.redirect(303, self);

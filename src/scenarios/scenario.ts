@@ -1,4 +1,6 @@
+import type { DeliveryFault } from '../model/notifications.js';
 import type { Step, Variant } from '../model/operations.js';
+import type { PaymentStatus } from '../model/records.js';
 
 // What a scenario is: the rule of the catalogue, what it matches and what it
 // answers. Loading the catalogue (catalogue.ts) and choosing a rule
@@ -35,7 +37,11 @@ export interface Outcome {
   /** `empty`: data.payments is {} (the spec's business failures); `details`: the operation's payload */
   payments?: 'details' | 'empty';
   /** the payment's next state; absent: no payment is stored or changed */
-  state?: 'PENDING' | 'SUCCESSFUL' | 'FAILED' | 'CANCELLED' | 'REFUNDED';
+  state?: PaymentStatus;
+  /** a payment left PENDING settles by itself `after` (ISO 8601 duration) on its merchant's clock (README, "Time") */
+  settle?: { after: string; outcome: 'success' | 'failure' };
+  /** a fault for the notifications of the payments the rule decides (README, "Notification faults") */
+  notification?: DeliveryFault;
   /** the data field that holds the payload, instead of the operation's own */
   field?: string;
   http?: { status: number; message?: string; error: string };

@@ -262,6 +262,11 @@ export class Disk {
     const logged = this.commit().then(() => this.log.sync());
     // Awaited only once the snapshot is written; a refusal meanwhile must not count as unhandled.
     logged.catch(() => undefined);
-    return { records: { merchants: this.tables.merchantList(), payments: this.tables.paymentList(), orders: this.tables.orderList() }, logged };
+    const { tables } = this;
+    const records = {
+      merchants: tables.merchantList(), payments: tables.paymentList(), orders: tables.orderList(),
+      webhooks: tables.webhookList(), clocks: tables.clockList(), deliveries: tables.deliveryList(),
+    };
+    return { records, logged };
   }
 }

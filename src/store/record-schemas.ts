@@ -1,4 +1,8 @@
-import type { Merchant } from '../model/records.js';
+import type {
+  Delivery, DeliveryAttempt, DeliveryFault, DeliverySchedule, DeliveryState, MerchantClock, NotificationEvent, NotificationEventType,
+  NotificationFaultKind, WebhookEndpoint,
+} from '../model/notifications.js';
+import type { Merchant, PaymentDue } from '../model/records.js';
 import type { Order, OrderItem, Payment, PaymentMethod, PaymentStatus, StoredCard, TransferAccount } from '../model/records.js';
 
 /**
@@ -13,7 +17,7 @@ import type { Order, OrderItem, Payment, PaymentMethod, PaymentStatus, StoredCar
 type RequiredKey<T> = { [K in keyof T]-?: undefined extends T[K] ? never : K }[keyof T];
 
 /** A kind of record the store keeps. */
-export type RecordKind = 'merchant' | 'payment' | 'order';
+export type RecordKind = 'merchant' | 'payment' | 'order' | 'delivery' | 'webhook' | 'clock';
 
 const text = { type: 'string' } as const;
 
@@ -26,7 +30,7 @@ function oneOf<T extends string>(values: Record<T, true>): object {
 }
 
 const METHODS: Record<PaymentMethod, true> = { CARD: true, ACCOUNT: true, MOMO: true, TRANSFER: true, CHECKOUT: true, ORDER: true };
-const STATUSES: Record<PaymentStatus, true> = { PENDING: true, SUCCESSFUL: true, FAILED: true, CANCELLED: true, REFUNDED: true };
+const STATUSES: Record<PaymentStatus, true> = { PENDING: true, SUCCESSFUL: true, FAILED: true, CANCELLED: true, REFUNDED: true, EXPIRED: true };
 const CHANNELS: Record<NonNullable<Payment['channel']>, true> = { CARD: true, ACCOUNT: true, TRANSFER: true };
 
 const merchant = record<Merchant>({ publicKey: text, secretKey: text, createdAt: text }, { publicKey: true, secretKey: true, createdAt: true });
@@ -38,13 +42,18 @@ const transfer = record<TransferAccount>(
   { walletName: true, wallet: true, bankName: true, accountNumber: true },
 );
 
+const due = record<PaymentDue>(
+  { at: text, event: oneOf<PaymentDue['event']>({ settle: true, expire: true }), outcome: oneOf<NonNullable<PaymentDue['outcome']>>({ success: true, failure: true }) },
+  { at: true, event: true },
+);
+
 const payment = record<Payment>(
   {
     publicKey: text, paymentReference: text, linkingReference: text, method: oneOf(METHODS), status: oneOf(STATUSES),
     code: text, message: text, amount: text, refundedAmount: text, currency: text, country: text,
     fullName: text, email: text, mobileNumber: text, productId: text, productDescription: text,
     card, transfer, channel: oneOf(CHANNELS), channelType: text, deviceType: text, sourceIP: text, type: text,
-    redirectUrl: text, callbackUrl: text, scenario: text, createdAt: text, updatedAt: text,
+    redirectUrl: text, callbackUrl: text, scenario: text, due, createdAt: text, updatedAt: text,
   },
   {
     publicKey: true, paymentReference: true, linkingReference: true, method: true, status: true, code: true, message: true,
@@ -68,26 +77,63 @@ const order = record<Order>(
   { publicKey: true, paymentReference: true, callbackUrl: true, country: true, currency: true, amount: true, items: true, createdAt: true, updatedAt: true },
 );
 
+const EVENT_TYPES: Record<NotificationEventType, true> = { transaction: true, refund: true };
+const SCHEDULES: Record<DeliverySchedule, true> = { current: true, legacy: true };
+const DELIVERY_STATES: Record<DeliveryState, true> = { scheduled: true, held: true, delivered: true, undelivered: true, withheld: true };
+const FAULTS: Record<NotificationFaultKind, true> = { duplicate: true, late: true, 'out-of-order': true, never: true, 'receiver-error': true };
+const integer = { type: 'integer', minimum: 0 } as const;
+
+const webhook = record<WebhookEndpoint>(
+  { publicKey: text, url: text, events: { type: 'array', items: oneOf(EVENT_TYPES) }, schedule: oneOf(SCHEDULES), updatedAt: text },
+  { publicKey: true, url: true, schedule: true, updatedAt: true },
+);
+
+const clock = record<MerchantClock>({ publicKey: text, offsetMs: integer }, { publicKey: true, offsetMs: true });
+
+const event = record<NotificationEvent>(
+  { eventType: oneOf(EVENT_TYPES), eventDate: text, eventId: text, data: { type: 'object' } },
+  { eventType: true, eventDate: true, eventId: true, data: true },
+);
+
+const attempt = record<DeliveryAttempt>(
+  { at: text, url: text, ackReference: text, status: integer, latencyMs: { type: 'number', minimum: 0 }, acknowledged: { type: 'boolean' }, reason: text },
+  { at: true, url: true, ackReference: true, latencyMs: true, acknowledged: true },
+);
+
+const fault = record<DeliveryFault>({ kind: oneOf(FAULTS), delay: text, status: integer, attempts: integer }, { kind: true });
+
+const delivery = record<Delivery>(
+  {
+    id: text, publicKey: text, paymentReference: text, event, state: oneOf(DELIVERY_STATES), schedule: oneOf(SCHEDULES), ackReference: text, dueAt: text,
+    attempts: { type: 'array', items: attempt }, fault, copyOf: text, sequence: integer, createdAt: text, updatedAt: text,
+  },
+  { id: true, publicKey: true, paymentReference: true, event: true, state: true, schedule: true, ackReference: true, attempts: true, sequence: true, createdAt: true, updatedAt: true },
+);
+
 const byKey = (value: object) => ({ type: 'object', additionalProperties: value });
 const inOrder = (value: object) => ({ type: 'array', items: value });
-const snapshot = (version: number, merchants: object, payments: object, orders: object) => ({
+const snapshot = (version: number, merchants: object, payments: object, orders: object, more: Record<string, object> = {}) => ({
   type: 'object',
-  properties: { version: { const: version }, merchants, payments, orders },
-  required: ['version', 'merchants', 'payments', 'orders'],
+  properties: { version: { const: version }, merchants, payments, orders, ...more },
+  required: ['version', 'merchants', 'payments', 'orders', ...Object.keys(more)],
   additionalProperties: false,
 });
 
 /**
  * Every schema the store checks with, by name: one per kind of record, and
  * one per snapshot version (1 kept records by their keys, merchant then
- * paymentReference; 2 lists them in order).
+ * paymentReference; 2 lists them in order; 3 adds notification URLs, clocks and deliveries).
  */
 export const STORE_SCHEMAS = {
   merchant,
   payment,
   order,
+  delivery,
+  webhook,
+  clock,
   snapshot1: snapshot(1, byKey(merchant), byKey(byKey(payment)), byKey(byKey(order))),
   snapshot2: snapshot(2, inOrder(merchant), inOrder(payment), inOrder(order)),
+  snapshot3: snapshot(3, inOrder(merchant), inOrder(payment), inOrder(order), { webhooks: inOrder(webhook), clocks: inOrder(clock), deliveries: inOrder(delivery) }),
 } as const;
 
 /** The name of one of the store's schemas. */

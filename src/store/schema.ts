@@ -9,8 +9,11 @@ import { storeValidators, type ValidateFunction } from './validators.js';
  */
 
 const validators = await storeValidators();
-const records: Record<RecordKind, ValidateFunction> = { merchant: validators.merchant, payment: validators.payment, order: validators.order };
-const snapshots: Record<number, ValidateFunction> = { 1: validators.snapshot1, 2: validators.snapshot2 };
+const records: Record<RecordKind, ValidateFunction> = {
+  merchant: validators.merchant, payment: validators.payment, order: validators.order,
+  delivery: validators.delivery, webhook: validators.webhook, clock: validators.clock,
+};
+const snapshots: Record<number, ValidateFunction> = { 1: validators.snapshot1, 2: validators.snapshot2, 3: validators.snapshot3 };
 
 /**
  * Checks a parsed snapshot: version 1 (records by key) or 2 (records in order).
@@ -19,7 +22,7 @@ const snapshots: Record<number, ValidateFunction> = { 1: validators.snapshot1, 2
 export function snapshotProblem(value: unknown): string | undefined {
   if (!isObject(value)) return `${kind(value)} where the snapshot object is expected`;
   const check = typeof value.version === 'number' ? snapshots[value.version] : undefined;
-  if (!check) return `unknown version ${JSON.stringify(value.version)} (expected 1 or 2)`;
+  if (!check) return `unknown version ${JSON.stringify(value.version)} (expected 1, 2 or 3)`;
   return problemOf(check, value, '');
 }
 
@@ -32,11 +35,29 @@ export function changeProblem(value: unknown): string | undefined {
   const extra = (allowed: string[]) => Object.keys(value).find((key) => !allowed.includes(key));
   switch (value.kind) {
     case 'merchant':
-    case 'payment':
-    case 'order': {
+    case 'order':
+    case 'delivery':
+    case 'clock': {
       const unknown = extra(['kind', value.kind]);
       if (unknown !== undefined) return `unknown property ${JSON.stringify(unknown)} in a ${value.kind} change`;
       return problemOf(records[value.kind], value[value.kind], `/${value.kind}`);
+    }
+    case 'payment': {
+      const unknown = extra(['kind', 'payment', 'deliveries']);
+      if (unknown !== undefined) return `unknown property ${JSON.stringify(unknown)} in a payment change`;
+      if (value.deliveries !== undefined && !Array.isArray(value.deliveries)) return '/deliveries must be array';
+      const deliveries = (value.deliveries ?? []) as unknown[];
+      for (const [index, delivery] of deliveries.entries()) {
+        const problem = problemOf(records.delivery, delivery, `/deliveries/${index}`);
+        if (problem) return problem;
+      }
+      return problemOf(records.payment, value.payment, '/payment');
+    }
+    case 'webhook': {
+      const unknown = extra(['kind', 'publicKey', 'webhook']);
+      if (unknown !== undefined) return `unknown property ${JSON.stringify(unknown)} in a webhook change`;
+      if (typeof value.publicKey !== 'string') return '/publicKey must be string';
+      return value.webhook === null ? undefined : problemOf(records.webhook, value.webhook, '/webhook');
     }
     case 'reset': {
       const unknown = extra(['kind', 'publicKey']);

@@ -1,6 +1,7 @@
 import { open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { TextFile } from 'lowdb/node';
+import type { Delivery, MerchantClock, WebhookEndpoint } from '../model/notifications.js';
 import type { Merchant } from '../model/records.js';
 import type { Order, Payment } from '../model/records.js';
 import { StoreOpenError } from './errors.js';
@@ -18,12 +19,13 @@ import { Tables } from './tables.js';
  * puts keys that look like integers ("10", "2") before the others, which
  * would lose "oldest first". One record a line rather than indented: a
  * quarter fewer bytes to read and parse at start-up, and still a file one
- * can read and grep. Version 1 (objects by public key, then
- * paymentReference) and indented version 2 files are still read.
+ * can read and grep. Version 3 adds the lists "webhooks", "clocks" and
+ * "deliveries" (README, "Notifications"). Versions 1 (objects by public
+ * key, then paymentReference) and 2, indented or not, are still read.
  */
 
 /** The version this store writes. */
-export const SNAPSHOT_VERSION = 2;
+export const SNAPSHOT_VERSION = 3;
 
 /** Characters of snapshot text made between two writes: stringifying them takes well under a millisecond, so the event loop is never held for long. */
 const CHUNK_CHARS = 64 * 1024;
@@ -33,7 +35,8 @@ const SYNC_EVERY_CHARS = 2 * 1024 * 1024;
 /** A snapshot as parsed and checked against its schema. */
 type Snapshot =
   | { version: 1; merchants: Record<string, Merchant>; payments: Record<string, Record<string, Payment>>; orders: Record<string, Record<string, Order>> }
-  | { version: 2; merchants: Merchant[]; payments: Payment[]; orders: Order[] };
+  | { version: 2; merchants: Merchant[]; payments: Payment[]; orders: Order[] }
+  | { version: 3; merchants: Merchant[]; payments: Payment[]; orders: Order[]; webhooks: WebhookEndpoint[]; clocks: MerchantClock[]; deliveries: Delivery[] };
 
 /**
  * The records of a snapshot, taken at one moment: lists of the frozen
@@ -43,6 +46,9 @@ export interface SnapshotRecords {
   merchants: readonly Merchant[];
   payments: readonly Payment[];
   orders: readonly Order[];
+  webhooks: readonly WebhookEndpoint[];
+  clocks: readonly MerchantClock[];
+  deliveries: readonly Delivery[];
 }
 
 /** The snapshot file at one path. */
@@ -127,7 +133,7 @@ export class SnapshotFile {
 }
 
 /**
- * The snapshot text of `records` (version 2, one record a line), in pieces
+ * The snapshot text of `records` (version 3, one record a line), in pieces
  * of about 64 KiB, each made only when the caller asks for it: neither the
  * whole text nor a long stretch of the event loop is ever taken.
  */
@@ -136,6 +142,9 @@ export function* snapshotChunks(records: SnapshotRecords): Generator<string> {
     ['merchants', records.merchants],
     ['payments', records.payments],
     ['orders', records.orders],
+    ['webhooks', records.webhooks],
+    ['clocks', records.clocks],
+    ['deliveries', records.deliveries],
   ];
   let chunk = `{"version": ${SNAPSHOT_VERSION},`;
   for (const [index, [name, rows]] of tables.entries()) {
@@ -154,7 +163,7 @@ export function* snapshotChunks(records: SnapshotRecords): Generator<string> {
 
 /** How many records `records` holds: what a snapshot of them costs to write and to read. */
 export function recordCount(records: SnapshotRecords): number {
-  return records.merchants.length + records.payments.length + records.orders.length;
+  return records.merchants.length + records.payments.length + records.orders.length + records.webhooks.length + records.clocks.length + records.deliveries.length;
 }
 
 /**
@@ -181,7 +190,7 @@ async function sync(path: string): Promise<void> {
 // The schema has checked every record; what is left is that each is stored once, under its own keys.
 function tablesOf(snapshot: Snapshot): Tables | string {
   const tables = new Tables();
-  if (snapshot.version === 2) {
+  if (snapshot.version === 2 || snapshot.version === 3) {
     for (const [index, merchant] of snapshot.merchants.entries()) {
       if (!tables.replay({ kind: 'merchant', merchant })) return `/merchants/${index} repeats the merchant ${JSON.stringify(merchant.publicKey)}`;
     }
@@ -190,6 +199,12 @@ function tablesOf(snapshot: Snapshot): Tables | string {
     }
     for (const [index, order] of snapshot.orders.entries()) {
       if (!tables.replay({ kind: 'order', order })) return `/orders/${index} repeats ${describe(order)}`;
+    }
+    if (snapshot.version === 2) return tables;
+    for (const webhook of snapshot.webhooks) tables.replay({ kind: 'webhook', publicKey: webhook.publicKey, webhook });
+    for (const clock of snapshot.clocks) tables.replay({ kind: 'clock', clock });
+    for (const [index, delivery] of snapshot.deliveries.entries()) {
+      if (!tables.replay({ kind: 'delivery', delivery })) return `/deliveries/${index} repeats the delivery ${JSON.stringify(delivery.id)}`;
     }
     return tables;
   }

@@ -1,3 +1,4 @@
+import type { Delivery, MerchantClock, WebhookEndpoint } from '../model/notifications.js';
 import type { Merchant } from '../model/records.js';
 import type { Order, Payment } from '../model/records.js';
 import { Disk } from './disk.js';
@@ -11,6 +12,7 @@ import { readLog, WriteAheadLog } from './write-ahead-log.js';
 
 export { StoreOpenError, StoreUnavailableError } from './errors.js';
 export { SYNC_LEVELS, type SyncLevel } from './sync-level.js';
+export type { Change } from './tables.js';
 
 /** Where the store keeps its state. */
 export interface StoreOptions {
@@ -65,6 +67,7 @@ export interface StoreHealth {
  */
 export class Store {
   private closing: Promise<void> | undefined;
+  private readonly watchers: Array<(change: Change) => void> = [];
 
   private constructor(
     private readonly tables: Tables,
@@ -167,6 +170,36 @@ export class Store {
     return this.tables.orderList(publicKey);
   }
 
+  /** The delivery with this id, whoever's it is. */
+  delivery(id: string): Delivery | undefined {
+    return this.tables.delivery(id);
+  }
+
+  /** The deliveries of one merchant, oldest first; of every merchant when `publicKey` is absent. */
+  deliveries(publicKey?: string): Delivery[] {
+    return this.tables.deliveryList(publicKey);
+  }
+
+  /** The merchant's own notification URL, if one is set. */
+  webhook(publicKey: string): WebhookEndpoint | undefined {
+    return this.tables.webhook(publicKey);
+  }
+
+  /** Every merchant's own notification URL. */
+  webhooks(): WebhookEndpoint[] {
+    return this.tables.webhookList();
+  }
+
+  /** The merchant's clock, if it was ever moved. */
+  clock(publicKey: string): MerchantClock | undefined {
+    return this.tables.clock(publicKey);
+  }
+
+  /** Every clock ever moved. */
+  clocks(): MerchantClock[] {
+    return this.tables.clockList();
+  }
+
   /**
    * Records a merchant, deep-frozen. Durable after the next `commit()`.
    * @throws StoreUnavailableError while the store cannot write; TypeError for a record that does not fit its schema
@@ -176,11 +209,37 @@ export class Store {
   }
 
   /**
-   * Records a payment, deep-frozen, replacing the one with the same key. Durable after the next `commit()`.
+   * Records a payment, deep-frozen, replacing the one with the same key, with
+   * the deliveries of the notifications its change causes: one line of the
+   * log holds them all. Durable after the next `commit()`.
    * @throws StoreUnavailableError while the store cannot write; TypeError for a record that does not fit its schema
    */
-  putPayment(payment: Payment): void {
-    this.change({ kind: 'payment', payment });
+  putPayment(payment: Payment, deliveries: readonly Delivery[] = []): void {
+    this.change(deliveries.length === 0 ? { kind: 'payment', payment } : { kind: 'payment', payment, deliveries: [...deliveries] });
+  }
+
+  /**
+   * Records a delivery, deep-frozen, replacing the one with the same id. Durable after the next `commit()`.
+   * @throws StoreUnavailableError while the store cannot write; TypeError for a record that does not fit its schema
+   */
+  putDelivery(delivery: Delivery): void {
+    this.change({ kind: 'delivery', delivery });
+  }
+
+  /**
+   * Sets the merchant's notification URL, or removes it (`null`). Durable after the next `commit()`.
+   * @throws StoreUnavailableError while the store cannot write; TypeError for a record that does not fit its schema
+   */
+  putWebhook(publicKey: string, webhook: WebhookEndpoint | null): void {
+    this.change({ kind: 'webhook', publicKey, webhook });
+  }
+
+  /**
+   * Records a merchant's clock. Durable after the next `commit()`.
+   * @throws StoreUnavailableError while the store cannot write; TypeError for a record that does not fit its schema
+   */
+  putClock(clock: MerchantClock): void {
+    this.change({ kind: 'clock', clock });
   }
 
   /**
@@ -192,7 +251,9 @@ export class Store {
   }
 
   /**
-   * Forgets the payments and orders of one merchant, or of all when `publicKey` is absent. Merchants stay.
+   * Forgets the payments, orders and deliveries of one merchant, or of all
+   * when `publicKey` is absent, and sets its clock back to real time.
+   * Merchants and their notification URLs stay.
    * @throws StoreUnavailableError while the store cannot write
    */
   reset(publicKey?: string): void {
@@ -230,5 +291,21 @@ export class Store {
     if (problem) throw new TypeError(`the ${change.kind} cannot be stored: ${problem}`);
     const undo = this.tables.apply(change);
     this.disk?.queue(change, undo);
+    for (const watcher of this.watchers) watcher(change);
+  }
+
+  /**
+   * Calls `watcher` after each change is put (not for what start-up
+   * replays): how the agenda learns what falls due. A change the disk then
+   * refuses is taken back without a call; watchers check what they find
+   * against the store when they act.
+   * @returns what stops the calls
+   */
+  watch(watcher: (change: Change) => void): () => void {
+    this.watchers.push(watcher);
+    return () => {
+      const at = this.watchers.indexOf(watcher);
+      if (at >= 0) this.watchers.splice(at, 1);
+    };
   }
 }

@@ -1,11 +1,20 @@
+import type { Delivery, MerchantClock, WebhookEndpoint } from '../model/notifications.js';
 import type { Merchant } from '../model/records.js';
 import type { Order, Payment } from '../model/records.js';
 
-/** One change to the state: the unit of the write-ahead log. Each replaces a whole record, so replaying a change twice is harmless. */
+/**
+ * One change to the state: the unit of the write-ahead log, one line each.
+ * Each replaces whole records, so replaying a change twice is harmless. A
+ * payment change carries the deliveries of the notifications it causes (the
+ * outbox), so that one line holds both and a crash keeps both or neither.
+ */
 export type Change =
   | { kind: 'merchant'; merchant: Merchant }
-  | { kind: 'payment'; payment: Payment }
+  | { kind: 'payment'; payment: Payment; deliveries?: Delivery[] }
   | { kind: 'order'; order: Order }
+  | { kind: 'delivery'; delivery: Delivery }
+  | { kind: 'webhook'; publicKey: string; webhook: WebhookEndpoint | null }
+  | { kind: 'clock'; clock: MerchantClock }
   | { kind: 'reset'; publicKey?: string };
 
 /** Takes one applied change back, leaving the tables exactly as they were before it (the order of rows included). */
@@ -27,6 +36,10 @@ export class Tables {
   private payments = new Map<string, Rows<Payment>>();
   private orders = new Map<string, Rows<Order>>();
   private byLinkingReference = new Map<string, Payment>();
+  private deliveries = new Map<string, Rows<Delivery>>();
+  private deliveryById = new Map<string, Delivery>();
+  private webhooks = new Map<string, WebhookEndpoint>();
+  private clocks = new Map<string, MerchantClock>();
 
   /** The merchant with this public key, if any. */
   merchant(publicKey: string): Merchant | undefined {
@@ -63,13 +76,43 @@ export class Tables {
     return rowsOf(this.orders, publicKey);
   }
 
+  /** The delivery with this id, whoever's it is. */
+  delivery(id: string): Delivery | undefined {
+    return this.deliveryById.get(id);
+  }
+
+  /** The deliveries of one merchant, oldest first; of every merchant when `publicKey` is absent. */
+  deliveryList(publicKey?: string): Delivery[] {
+    return rowsOf(this.deliveries, publicKey);
+  }
+
+  /** The merchant's notification URL, if one is set. */
+  webhook(publicKey: string): WebhookEndpoint | undefined {
+    return this.webhooks.get(publicKey);
+  }
+
+  /** Every notification URL set. */
+  webhookList(): WebhookEndpoint[] {
+    return [...this.webhooks.values()];
+  }
+
+  /** The merchant's clock, if it was ever moved. */
+  clock(publicKey: string): MerchantClock | undefined {
+    return this.clocks.get(publicKey);
+  }
+
+  /** Every clock ever moved. */
+  clockList(): MerchantClock[] {
+    return [...this.clocks.values()];
+  }
+
   /**
    * How many records the tables hold (merchants, payments and orders): what
    * a snapshot of them costs to write and to read, which sets when the log
    * is worth folding into one. O(merchants).
    */
   get size(): number {
-    let size = this.merchants.size;
+    let size = this.merchants.size + this.webhooks.size + this.clocks.size + this.deliveryById.size;
     for (const rows of this.payments.values()) size += rows.size;
     for (const rows of this.orders.values()) size += rows.size;
     return size;
@@ -90,7 +133,9 @@ export class Tables {
         const payment = deepFreeze(change.payment);
         const undoRow = putRow(this.payments, payment.publicKey, payment.paymentReference, payment);
         const undoLink = put(this.byLinkingReference, payment.linkingReference, payment);
+        const undoDeliveries = (change.deliveries ?? []).map((delivery) => this.apply({ kind: 'delivery', delivery }));
         return () => {
+          for (const undo of undoDeliveries.reverse()) undo();
           undoLink();
           undoRow();
         };
@@ -99,6 +144,19 @@ export class Tables {
         const order = deepFreeze(change.order);
         return putRow(this.orders, order.publicKey, order.paymentReference, order);
       }
+      case 'delivery': {
+        const delivery = deepFreeze(change.delivery);
+        const undoRow = putRow(this.deliveries, delivery.publicKey, delivery.id, delivery);
+        const undoId = put(this.deliveryById, delivery.id, delivery);
+        return () => {
+          undoId();
+          undoRow();
+        };
+      }
+      case 'webhook':
+        return change.webhook ? put(this.webhooks, change.publicKey, deepFreeze(change.webhook)) : remove(this.webhooks, change.publicKey);
+      case 'clock':
+        return put(this.clocks, change.clock.publicKey, deepFreeze(change.clock));
       case 'reset':
         // Merchants stay: tokens already handed out keep working after a reset.
         return change.publicKey === undefined ? this.resetAll() : this.resetOne(change.publicKey);
@@ -121,44 +179,65 @@ export class Tables {
       case 'payment': {
         const payment = deepFreeze(change.payment);
         this.byLinkingReference.set(payment.linkingReference, payment);
+        for (const delivery of change.deliveries ?? []) this.replay({ kind: 'delivery', delivery });
         return setNew(rowsFor(this.payments, payment.publicKey), payment.paymentReference, payment);
       }
       case 'order': {
         const order = deepFreeze(change.order);
         return setNew(rowsFor(this.orders, order.publicKey), order.paymentReference, order);
       }
+      case 'delivery': {
+        const delivery = deepFreeze(change.delivery);
+        this.deliveryById.set(delivery.id, delivery);
+        return setNew(rowsFor(this.deliveries, delivery.publicKey), delivery.id, delivery);
+      }
+      case 'webhook':
+      case 'clock':
+        this.apply(change);
+        return true;
       case 'reset':
         this.apply(change);
         return true;
     }
   }
 
+  // Notification URLs stay, as merchants do: they are set-up, not state. Clocks go back to real time.
   private resetAll(): Undo {
-    const { payments, orders, byLinkingReference } = this;
+    const { payments, orders, byLinkingReference, deliveries, deliveryById, clocks } = this;
     this.payments = new Map();
     this.orders = new Map();
     this.byLinkingReference = new Map();
+    this.deliveries = new Map();
+    this.deliveryById = new Map();
+    this.clocks = new Map();
     return () => {
-      this.payments = payments;
-      this.orders = orders;
-      this.byLinkingReference = byLinkingReference;
+      Object.assign(this, { payments, orders, byLinkingReference, deliveries, deliveryById, clocks });
     };
   }
 
   private resetOne(publicKey: string): Undo {
     const payments = this.payments.get(publicKey);
     const orders = this.orders.get(publicKey);
+    const deliveries = this.deliveries.get(publicKey);
+    const undoClock = remove(this.clocks, publicKey);
     this.payments.delete(publicKey);
     this.orders.delete(publicKey);
+    this.deliveries.delete(publicKey);
     for (const payment of payments?.values() ?? []) {
       if (this.byLinkingReference.get(payment.linkingReference) === payment) this.byLinkingReference.delete(payment.linkingReference);
     }
+    for (const id of deliveries?.keys() ?? []) this.deliveryById.delete(id);
     return () => {
       if (payments) {
         this.payments.set(publicKey, payments);
         for (const payment of payments.values()) this.byLinkingReference.set(payment.linkingReference, payment);
       }
       if (orders) this.orders.set(publicKey, orders);
+      if (deliveries) {
+        this.deliveries.set(publicKey, deliveries);
+        for (const delivery of deliveries.values()) this.deliveryById.set(delivery.id, delivery);
+      }
+      undoClock();
     };
   }
 }
@@ -198,6 +277,14 @@ function put<T>(map: Map<string, T>, key: string, value: T): Undo {
   return () => {
     if (before === undefined) map.delete(key);
     else map.set(key, before);
+  };
+}
+
+function remove<T>(map: Map<string, T>, key: string): Undo {
+  const before = map.get(key);
+  map.delete(key);
+  return () => {
+    if (before !== undefined) map.set(key, before);
   };
 }
 

@@ -188,7 +188,7 @@ describe('snapshots', () => {
     const lines = await logLines(files.file);
     expect(lines.length).toBeLessThan(10);
     const snapshot = JSON.parse(await readFile(files.file, 'utf8'));
-    expect(snapshot.version).toBe(2);
+    expect(snapshot.version).toBe(3);
     const snapshotted = inSnapshot(snapshot, PUBLIC_A);
     expect(snapshotted.length).toBeGreaterThanOrEqual(10);
     // Snapshot and log together hold every change.
@@ -214,7 +214,7 @@ describe('snapshots', () => {
     expect(existsSync(`${files.file}.lock`)).toBe(false);
   });
 
-  it('reads a version 1 snapshot and writes version 2 at the next snapshot', async () => {
+  it('reads a version 1 snapshot and writes version 3 at the next snapshot', async () => {
     const v1 = {
       version: 1,
       merchants: { [PUBLIC_A]: merchantRecord(PUBLIC_A) },
@@ -230,10 +230,13 @@ describe('snapshots', () => {
     await store.close();
 
     expect(JSON.parse(await readFile(files.file, 'utf8'))).toEqual({
-      version: 2,
+      version: 3,
       merchants: [merchantRecord(PUBLIC_A)],
       payments: [paymentRecord(PUBLIC_A, 1), paymentRecord(PUBLIC_A, 2)],
       orders: [orderRecord(PUBLIC_A, 'SBREF-ORDER-1')],
+      webhooks: [],
+      clocks: [],
+      deliveries: [],
     });
   });
 });

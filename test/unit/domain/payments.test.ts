@@ -23,7 +23,7 @@ describe('initiatePayment', () => {
       publicKey: MERCHANT.publicKey, paymentReference: REF, linkingReference, method: 'ACCOUNT', status: 'PENDING',
       code: '20', message: 'Transaction is pending', scenario: 'account-pending',
       amount: '150.00', refundedAmount: '0.00', currency: 'NGN', country: 'NG', fullName: 'Ada Obi', email: 'ada@example.com',
-      createdAt: NOW, updatedAt: NOW,
+      due: { at: '2026-01-01T00:30:00.000Z', event: 'expire' }, createdAt: NOW, updatedAt: NOW,
     });
   });
 

@@ -1,0 +1,192 @@
+import type { Request, Response } from 'express';
+import type { Agenda, DueItem, Fired } from '../agenda/agenda.js';
+import type { MerchantClocks } from '../clock/clocks.js';
+import { ApiError, inputError } from '../errors.js';
+import { durationMs, durationOf } from '../model/durations.js';
+import type { Delivery, DeliverySchedule, NotificationEventType } from '../model/notifications.js';
+import type { NotificationFaultRequest, NotificationFaults } from '../notifications/faults.js';
+import type { NotificationOutbox } from '../notifications/outbox.js';
+import type { Store } from '../store/store.js';
+import { cursorSequence, pageRequest, sequenceCursor } from './paging.js';
+
+/** What the control API's notification and clock handlers need. */
+export interface NotificationControls {
+  store: Store;
+  clocks: MerchantClocks;
+  agenda: Agenda;
+  outbox: NotificationOutbox;
+  faults: NotificationFaults;
+}
+
+type Handler = (req: Request, res: Response) => Promise<void> | void;
+
+/** The list's name in its cursors and messages. */
+const DELIVERIES = 'webhooks/deliveries';
+
+/** A filter of the deliveries list (GET /__sandbox/webhooks/deliveries). */
+export interface DeliveryFilter {
+  publicKey?: string;
+  paymentReference?: string;
+  eventType?: string;
+  state?: string;
+}
+
+/**
+ * The handlers of the control API's notifications and clocks
+ * (openapi/control-api.yaml, tags Notifications and Clocks; README,
+ * "Notifications" and "Time"), by operationId. The document has validated
+ * each request before it comes here.
+ */
+export function notificationHandlers(deps: NotificationControls): Record<string, Handler> {
+  const { store, clocks, agenda, outbox, faults } = deps;
+  const text = (req: Request, name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : undefined);
+  const filterOf = (req: Request): DeliveryFilter => ({
+    publicKey: text(req, 'publicKey'), paymentReference: text(req, 'paymentReference'), eventType: text(req, 'eventType'), state: text(req, 'state'),
+  });
+  const oneDelivery = (req: Request): Delivery => {
+    const delivery = store.delivery(String(req.params.id));
+    if (!delivery) throw new ApiError(404, { message: `No delivery ${String(req.params.id)}`, error: 'NOT_FOUND' });
+    return delivery;
+  };
+  const webhookView = (publicKey: string) => {
+    const endpoint = outbox.endpoint(publicKey);
+    return {
+      publicKey,
+      url: endpoint?.url ?? null,
+      events: endpoint?.events ?? null,
+      schedule: endpoint?.schedule ?? 'current',
+      source: endpoint?.source ?? 'none',
+      faults: faults.list(publicKey),
+    };
+  };
+  const clockView = (publicKey: string) => ({
+    publicKey,
+    now: clocks.now(publicKey),
+    offsetMs: clocks.offsetMs(publicKey),
+    offset: durationOf(clocks.offsetMs(publicKey)),
+    pending: agenda.pending(publicKey).map((item) => dueView(store, publicKey, item)),
+  });
+  return {
+    listDeliveries: (req, res) => {
+      const { limit, cursor } = pageRequest(req.query as Record<string, unknown>);
+      const after = cursor === undefined ? 0 : cursorSequence(DELIVERIES, cursor);
+      const matching = deliveriesMatching(store, filterOf(req));
+      const rows = matching.filter((delivery) => delivery.sequence > after).slice(0, limit + 1);
+      const page = rows.slice(0, limit);
+      const next = rows.length > limit ? sequenceCursor(DELIVERIES, page.at(-1)!.sequence) : undefined;
+      res.json({ deliveries: page, total: matching.length, limit, next });
+    },
+    countDeliveries: (req, res) => {
+      const matching = deliveriesMatching(store, filterOf(req));
+      const byState: Record<string, number> = { scheduled: 0, held: 0, delivered: 0, undelivered: 0, withheld: 0 };
+      for (const delivery of matching) byState[delivery.state] = (byState[delivery.state] ?? 0) + 1;
+      res.json({ count: matching.length, byState });
+    },
+    getDelivery: (req, res) => {
+      res.json(oneDelivery(req));
+    },
+    redeliverNotification: async (req, res) => {
+      const delivery = oneDelivery(req);
+      const copy = refusedAsInput(() => outbox.redeliver(delivery));
+      store.putDelivery(copy);
+      await store.commit();
+      res.status(201).json(copy);
+    },
+    getWebhook: (req, res) => {
+      res.json(webhookView(String(req.params.publicKey)));
+    },
+    setWebhook: async (req, res) => {
+      const publicKey = String(req.params.publicKey);
+      const { url, events, schedule } = req.body as { url: string; events?: NotificationEventType[]; schedule?: DeliverySchedule };
+      if (!isHttpUrl(url)) throw inputError(`url must be an absolute http or https URL, not ${JSON.stringify(url).slice(0, 200)}`);
+      store.putWebhook(publicKey, { publicKey, url, ...(events ? { events: [...new Set(events)] } : {}), schedule: schedule ?? 'current', updatedAt: new Date().toISOString() });
+      await store.commit();
+      res.json(webhookView(publicKey));
+    },
+    deleteWebhook: async (req, res) => {
+      const publicKey = String(req.params.publicKey);
+      if (store.webhook(publicKey)) {
+        store.putWebhook(publicKey, null);
+        await store.commit();
+      }
+      res.status(204).end();
+    },
+    createNotificationFault: (req, res) => {
+      const publicKey = String(req.params.publicKey);
+      const request = req.body as NotificationFaultRequest;
+      if (request.delay !== undefined) refusedAsInput(() => durationMs(request.delay!));
+      res.status(201).json(faults.add(publicKey, request));
+    },
+    deleteNotificationFaults: (req, res) => {
+      faults.clear(String(req.params.publicKey));
+      res.status(204).end();
+    },
+    triggerNotification: async (req, res) => {
+      const publicKey = String(req.params.publicKey);
+      const { eventType, paymentReference } = req.body as { eventType: NotificationEventType; paymentReference: string };
+      const payment = store.payment(publicKey, paymentReference);
+      if (!payment) throw new ApiError(404, { message: `No payment with paymentReference ${paymentReference} for merchant ${publicKey}`, error: 'NOT_FOUND' });
+      const deliveries = refusedAsInput(() => outbox.trigger(payment, eventType));
+      for (const delivery of deliveries) store.putDelivery(delivery);
+      await store.commit();
+      res.status(201).json({ deliveries });
+    },
+    getClock: (req, res) => {
+      res.json(clockView(String(req.params.publicKey)));
+    },
+    advanceClock: async (req, res) => {
+      const publicKey = String(req.params.publicKey);
+      const { by, to } = req.body as { by?: string; to?: string };
+      if ((by === undefined) === (to === undefined)) throw inputError('give exactly one of by (an ISO 8601 duration) and to (an ISO 8601 time)');
+      const askedAt = Date.now();
+      const now = askedAt + clocks.offsetMs(publicKey);
+      const target = by !== undefined ? now + refusedAsInput(() => durationMs(by)) : Date.parse(to!);
+      if (Number.isNaN(target)) throw inputError(`to must be an ISO 8601 time, not ${JSON.stringify(to).slice(0, 100)}`);
+      if (target < now) throw inputError(`to (${to}) is before the merchant's clock (${new Date(now).toISOString()}): a clock only goes forward`);
+      const fired: Fired[] = await agenda.advance(publicKey, target, askedAt);
+      res.json({ ...clockView(publicKey), fired });
+    },
+  };
+}
+
+/** The deliveries that pass `filter`, in the order they were made. */
+export function deliveriesMatching(store: Store, filter: DeliveryFilter): Delivery[] {
+  const all = store.deliveries(filter.publicKey);
+  const matching = all.filter(
+    (delivery) =>
+      (filter.paymentReference === undefined || delivery.paymentReference === filter.paymentReference) &&
+      (filter.eventType === undefined || delivery.event.eventType === filter.eventType) &&
+      (filter.state === undefined || delivery.state === filter.state),
+  );
+  // One merchant's are in order already; across merchants, the sequence orders them.
+  return filter.publicKey === undefined ? matching.sort((a, b) => a.sequence - b.sequence) : matching;
+}
+
+function dueView(store: Store, publicKey: string, item: DueItem) {
+  const at = new Date(item.atMs).toISOString();
+  if (item.kind === 'delivery') {
+    const delivery = store.delivery(item.key);
+    return { at, kind: 'delivery', paymentReference: delivery?.paymentReference ?? '', deliveryId: item.key };
+  }
+  const payment = store.payment(publicKey, item.key);
+  return { at, kind: payment?.due?.event === 'settle' ? 'settlement' : 'expiry', paymentReference: item.key };
+}
+
+function isHttpUrl(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+// What the domain refuses with a RangeError is the client's mistake: 400 INPUT, with its sentence.
+function refusedAsInput<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof RangeError) throw inputError(error.message);
+    throw error;
+  }
+}

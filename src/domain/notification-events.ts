@@ -1,0 +1,128 @@
+import { createHash } from 'node:crypto';
+import { fromMinor, toMinor, toNumber } from '../model/money.js';
+import type { NotificationEvent, NotificationEventType } from '../model/notifications.js';
+import type { Payment } from '../model/records.js';
+
+/**
+ * The notifications a payment's change causes, in the provider's shape
+ * (../shared/provider/notifications.md; README, "Notifications"). Built from
+ * the stored record the state machine returned and the one it replaced;
+ * never from a request.
+ */
+
+/** An event before its delivery is made: the outbox gives it its eventId and eventDate. */
+export interface EventDraft {
+  eventType: NotificationEventType;
+  data: Record<string, unknown>;
+}
+
+/** The business name the sandbox's merchants have in notifications: the provider sends the merchant's. */
+export const SANDBOX_BUSINESS_NAME = 'Sandbox Test Business';
+
+/**
+ * The events of one change: a `transaction` when a payment resolves (it
+ * leaves PENDING, or is created resolved: succeeded, failed, cancelled,
+ * expired), a `refund` when its refunded amount grows. A payment created or
+ * left PENDING causes none. The provider names events for successes,
+ * failures and refunds; those for cancelled and expired payments are the
+ * README's decision ("Where the spec is silent").
+ * @param before the record `after` replaces; absent for a new payment
+ */
+export function eventsOf(before: Payment | undefined, after: Payment): EventDraft[] {
+  const events: EventDraft[] = [];
+  if (after.status !== 'PENDING' && (before === undefined || before.status === 'PENDING')) {
+    events.push({ eventType: 'transaction', data: transactionData(after) });
+  }
+  const refunded = toMinor(after.refundedAmount) - (before ? toMinor(before.refundedAmount) : 0);
+  if (refunded > 0) events.push({ eventType: 'refund', data: refundData(after, refunded) });
+  return events;
+}
+
+/**
+ * The data of a `transaction` event, fields and types as in the provider's
+ * sample: `amount` a JSON number, `createdAt` ISO 8601 with a `T` and no
+ * zone, `maskedPan` `5123-45xx-xxxx-0008`. What the sandbox does not know (a
+ * fee, a narration) is an empty string or zero, as the sample's empty fields are.
+ */
+export function transactionData(payment: Payment): Record<string, unknown> {
+  const card = payment.card;
+  const data: Record<string, unknown> = {
+    amount: toNumber(payment.amount),
+    mobile: payment.mobileNumber ?? '',
+    reference: payment.paymentReference,
+    gatewayMessage: payment.message,
+    publicKey: payment.publicKey,
+    businessName: SANDBOX_BUSINESS_NAME,
+    fee: '0.00',
+    productId: payment.productId ?? '',
+    channelType: payment.channelType ?? channelOf(payment),
+    maskedPan: card ? `${card.bin.slice(0, 4)}-${card.bin.slice(4, 6)}xx-xxxx-${card.last4}` : '',
+    sourceIP: payment.sourceIP ?? '',
+    deviceType: payment.deviceType ?? '',
+    fullname: payment.fullName ?? '',
+    email: payment.email ?? '',
+    gatewayReference: gatewayReferenceOf(payment),
+    country: payment.country,
+    currency: payment.currency,
+    narration: payment.productDescription ?? '',
+    createdAt: payment.createdAt.slice(0, 19),
+    updatedAt: payment.updatedAt.slice(0, 23),
+    lastFourDigits: card?.last4 ?? '',
+    cardBin: card?.bin ?? '',
+    reason: payment.message,
+    paymentType: paymentTypeOf(payment),
+    gatewayCode: payment.code,
+    code: payment.code,
+  };
+  // A transfer is paid into an account opened for it: the provider's virtual-account events name it.
+  if (payment.transfer && (payment.method === 'TRANSFER' || payment.channel === 'TRANSFER')) {
+    data.creditAccountNumber = payment.transfer.accountNumber;
+    data.creditAccountName = payment.transfer.walletName;
+  }
+  return data;
+}
+
+/**
+ * The data of a `refund` event, as in the provider's sample: `amount` a
+ * string (this refund's, major units), times in the space form, `type`
+ * FULL_REFUND when the payment is now refunded in full, else PARTIAL_REFUND.
+ * @param amountMinor this refund's amount in minor units
+ */
+export function refundData(payment: Payment, amountMinor: number): Record<string, unknown> {
+  const at = spaceForm(payment.updatedAt);
+  return {
+    amount: fromMinor(amountMinor),
+    createdAt: at,
+    transactionRef: payment.paymentReference,
+    description: `Refund of ${payment.paymentReference}`,
+    type: payment.status === 'REFUNDED' ? 'FULL_REFUND' : 'PARTIAL_REFUND',
+    mode: 'TEST',
+    updatedAt: at,
+  };
+}
+
+/** An ISO 8601 UTC time in the provider's `yyyy-MM-dd HH:mm:ss` form (its eventDate). */
+export function spaceForm(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+}
+
+// The card scheme the BIN names, as the provider's channelType does; the method for payments without a card.
+function channelOf(payment: Payment): string {
+  const bin = payment.card?.bin;
+  if (bin === undefined) return payment.channel ?? payment.method;
+  if (bin.startsWith('4')) return 'VISA';
+  if (/^(5[1-5]|2[2-7])/.test(bin)) return 'MASTERCARD';
+  if (/^(506|507|650)/.test(bin)) return 'VERVE';
+  return 'CARD';
+}
+
+// A checkout or an order is paid the way the customer chose on the page.
+function paymentTypeOf(payment: Payment): string {
+  if (payment.method === 'CHECKOUT' || payment.method === 'ORDER') return payment.channel ?? 'CARD';
+  return payment.method;
+}
+
+// Stable per payment, in the provider's style (`SEERLFN8WWTSILB7ZG7`): the same payment always shows the same one.
+function gatewayReferenceOf(payment: Payment): string {
+  return `SB${createHash('sha256').update(payment.linkingReference).digest('hex').slice(0, 17).toUpperCase()}`;
+}

@@ -1,0 +1,156 @@
+import type { MerchantClocks } from '../clock/clocks.js';
+import type { Delivery, DeliveryAttempt } from '../model/notifications.js';
+import type { Store } from '../store/store.js';
+import { DEFAULT_RECEIVER_ERRORS, type NotificationOutbox } from './outbox.js';
+import { nextAttemptAt, SCHEDULES } from './retry-schedule.js';
+import { sendNotification, type SendResult } from './send.js';
+
+/** What the dispatcher needs. */
+export interface DispatcherDependencies {
+  store: Store;
+  clocks: MerchantClocks;
+  outbox: NotificationOutbox;
+  /** deliveries sent at once, across the sandbox; default 16 */
+  maxInFlight?: number;
+  /** told of every attempt once it is stored: the request log's line */
+  onAttempt?: (delivery: Delivery, attempt: DeliveryAttempt) => void;
+}
+
+/** The body the provider POSTs: one event in `notificationItems` (its webhook page). */
+export const notificationBody = (delivery: Delivery): string => JSON.stringify({ notificationItems: [{ notificationRequestItem: delivery.event }] });
+
+/**
+ * Makes the attempts of deliveries that fall due (README, "Notifications"):
+ * sends, judges the answer by the merchant's schedule, and stores the
+ * attempt with the delivery's next state (delivered, due again on the
+ * schedule, or undelivered). At most `maxInFlight` are sent at once; an
+ * answer of the API never waits for one.
+ */
+export class Dispatcher {
+  private readonly inFlight = new Set<string>();
+  // Merchants that may have held deliveries: only theirs are looked through after an attempt.
+  private readonly holding = new Set<string>();
+  private readonly slots: Array<() => void> = [];
+  private sending = 0;
+
+  constructor(private readonly deps: DispatcherDependencies) {}
+
+  /** Notes that the merchant has a held delivery (an out-of-order fault), to be let go after its next attempt. */
+  noteHeld(publicKey: string): void {
+    this.holding.add(publicKey);
+  }
+
+  /** How many deliveries are being sent now. */
+  get busy(): number {
+    return this.sending;
+  }
+
+  /**
+   * Makes the delivery's attempt if it is due now on its merchant's clock;
+   * does nothing for one that is not scheduled, not yet due, or under way.
+   * @throws StoreUnavailableError (rejects) when the attempt cannot be stored: the delivery stays due
+   */
+  async attempt(id: string): Promise<void> {
+    const due = this.dueDelivery(id);
+    if (!due || this.inFlight.has(id)) return;
+    // The older page: later notifications wait behind one that is failing, and go once it is accepted.
+    const blocker = due.schedule === 'legacy' ? this.failingBefore(due) : undefined;
+    if (blocker) {
+      if (blocker.dueAt !== due.dueAt) {
+        this.deps.store.putDelivery({ ...due, dueAt: blocker.dueAt! });
+        await this.deps.store.commit();
+      }
+      return;
+    }
+    this.inFlight.add(id);
+    await this.slot();
+    try {
+      await this.send(due);
+    } finally {
+      this.inFlight.delete(id);
+      this.sending -= 1;
+      this.slots.shift()?.();
+    }
+  }
+
+  private async send(due: Delivery): Promise<void> {
+    const { store, clocks } = this.deps;
+    const at = clocks.now(due.publicKey);
+    const endpoint = this.deps.outbox.endpoint(due.publicKey);
+    const rules = SCHEDULES[due.schedule];
+    const url = endpoint?.url ?? '';
+    const fault = due.fault;
+    let result: SendResult;
+    if (!endpoint) {
+      result = { latencyMs: 0, acknowledged: false, reason: 'the merchant has no notification URL any more' };
+    } else if (fault?.kind === 'receiver-error' && due.attempts.length < (fault.attempts ?? DEFAULT_RECEIVER_ERRORS)) {
+      const status = fault.status ?? 500;
+      const attempts = fault.attempts ?? DEFAULT_RECEIVER_ERRORS;
+      result = { status, latencyMs: 0, acknowledged: false, reason: `HTTP ${status}, answered by the sandbox in the receiver's place (fault receiver-error, attempt ${due.attempts.length + 1} of ${attempts}); nothing was sent` };
+    } else {
+      result = await sendNotification(url, notificationBody(due), { ackReference: due.ackReference, timeoutMs: rules.timeoutMs, acknowledgement: rules.acknowledgement });
+    }
+    // A reset may have removed it meanwhile: nothing is left to record.
+    const current = store.delivery(due.id);
+    if (!current) return;
+    const attempt: DeliveryAttempt = {
+      at, url, ackReference: due.ackReference, ...(result.status !== undefined ? { status: result.status } : {}),
+      latencyMs: result.latencyMs, acknowledged: result.acknowledged, ...(result.reason !== undefined ? { reason: result.reason } : {}),
+    };
+    const attempts = [...current.attempts, attempt];
+    const { dueAt: _dueAt, ...rest } = current;
+    let next: Delivery;
+    if (result.acknowledged) {
+      next = { ...rest, attempts, state: 'delivered', updatedAt: at };
+    } else {
+      const nextAt = nextAttemptAt(current.schedule, attempts.length, Date.parse(attempts[0]!.at), Date.parse(at));
+      next = nextAt === undefined
+        ? { ...rest, attempts, state: 'undelivered', updatedAt: at }
+        : { ...rest, attempts, state: 'scheduled', dueAt: new Date(nextAt).toISOString(), updatedAt: at };
+    }
+    store.putDelivery(next);
+    this.release(next, at);
+    await store.commit();
+    this.deps.onAttempt?.(next, attempt);
+  }
+
+  // Deliveries that waited for this one go now: held ones made before it
+  // (an out-of-order fault: they arrive after a later event), and, on the
+  // older page's schedule, those that queued behind it once it is accepted.
+  private release(sent: Delivery, at: string): void {
+    const { store } = this.deps;
+    const unqueue = sent.state === 'delivered' && sent.schedule === 'legacy';
+    if (!unqueue && !this.holding.has(sent.publicKey)) return;
+    let stillHeld = false;
+    for (const other of store.deliveries(sent.publicKey)) {
+      const held = other.state === 'held' && other.sequence < sent.sequence;
+      const queued = unqueue && other.schedule === 'legacy' && other.state === 'scheduled' && other.sequence > sent.sequence && other.dueAt !== undefined && other.dueAt > at;
+      if (held || queued) store.putDelivery({ ...other, state: 'scheduled', dueAt: at, updatedAt: at });
+      else if (other.state === 'held') stillHeld = true;
+    }
+    if (!stillHeld) this.holding.delete(sent.publicKey);
+  }
+
+  private dueDelivery(id: string): Delivery | undefined {
+    const delivery = this.deps.store.delivery(id);
+    if (!delivery || delivery.state !== 'scheduled' || delivery.dueAt === undefined) return undefined;
+    return Date.parse(delivery.dueAt) <= this.deps.clocks.nowMs(delivery.publicKey) ? delivery : undefined;
+  }
+
+  private failingBefore(delivery: Delivery): Delivery | undefined {
+    return this.deps.store.deliveries(delivery.publicKey).find(
+      (other) => other.sequence < delivery.sequence && other.state === 'scheduled' && other.attempts.length > 0 && other.schedule === 'legacy',
+    );
+  }
+
+  private slot(): Promise<void> {
+    if (this.sending < (this.deps.maxInFlight ?? 16)) {
+      this.sending += 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.slots.push(() => {
+      this.sending += 1;
+      resolve();
+    }));
+  }
+}

@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import type { DeliveryFault, NotificationFaultKind } from '../model/notifications.js';
+
+/**
+ * Faults for notifications set over the control API (README, "Notification
+ * faults"), as overrides are for requests: per merchant, the oldest first,
+ * each for the next `times` events (absent: sticky). Kept in memory, like
+ * overrides: a restart clears them.
+ */
+
+/** A fault as set: what it does and for how many events. */
+export interface NotificationFaultRequest extends DeliveryFault {
+  /** the next events it applies to; absent: every event until it is removed */
+  times?: number;
+}
+
+/** A fault as listed: its id, its merchant and what is left of it. */
+export interface NotificationFaultView extends NotificationFaultRequest {
+  id: string;
+  publicKey: string;
+  kind: NotificationFaultKind;
+}
+
+/** The faults of every merchant. */
+export class NotificationFaults {
+  private readonly faults = new Map<string, NotificationFaultView[]>();
+
+  /** Sets a fault for the merchant's next events. @returns the fault as listed */
+  add(publicKey: string, request: NotificationFaultRequest): NotificationFaultView {
+    const fault: NotificationFaultView = { ...request, id: `nft_${randomBytes(6).toString('hex')}`, publicKey };
+    const list = this.faults.get(publicKey) ?? [];
+    list.push(fault);
+    this.faults.set(publicKey, list);
+    return { ...fault };
+  }
+
+  /** The merchant's faults, oldest first, as copies. */
+  list(publicKey: string): NotificationFaultView[] {
+    return (this.faults.get(publicKey) ?? []).map((fault) => ({ ...fault }));
+  }
+
+  /** Removes the merchant's faults, or every merchant's. */
+  clear(publicKey?: string): void {
+    if (publicKey === undefined) this.faults.clear();
+    else this.faults.delete(publicKey);
+  }
+
+  /**
+   * The fault for the merchant's next event, used up by one when it has `times`.
+   * @returns the delivery's fault, or undefined when none is set
+   */
+  take(publicKey: string): DeliveryFault | undefined {
+    const list = this.faults.get(publicKey);
+    const fault = list?.[0];
+    if (!list || !fault) return undefined;
+    if (fault.times !== undefined) {
+      fault.times -= 1;
+      if (fault.times <= 0) list.shift();
+      if (list.length === 0) this.faults.delete(publicKey);
+    }
+    const { kind, delay, status, attempts } = fault;
+    return { kind, ...(delay !== undefined ? { delay } : {}), ...(status !== undefined ? { status } : {}), ...(attempts !== undefined ? { attempts } : {}) };
+  }
+}

@@ -1,0 +1,71 @@
+import type { Delivery, DeliverySchedule, DeliveryState, NotificationEventType } from '../model/notifications.js';
+import type { Store } from '../store/store.js';
+
+/** Which deliveries a wait or a list is about; every field optional. */
+export interface DeliveryQuery {
+  publicKey?: string;
+  paymentReference?: string;
+  eventType?: NotificationEventType;
+  /** default for `waitFor`: `delivered` */
+  state?: DeliveryState;
+}
+
+/**
+ * Notifications from a test in the same process (`sandbox.webhooks`;
+ * README, "Notifications"): set a merchant's URL, list deliveries, and
+ * wait for one, as polling `GET /__sandbox/webhooks/deliveries` would.
+ */
+export class SandboxWebhooks {
+  constructor(private readonly store: Store) {}
+
+  /**
+   * Sets the merchant's notification URL, as `PUT /__sandbox/webhooks/{publicKey}` does.
+   * @throws TypeError when `url` is not an absolute http or https URL
+   */
+  async set(publicKey: string, url: string, options: { events?: NotificationEventType[]; schedule?: DeliverySchedule } = {}): Promise<void> {
+    if (!/^https?:\/\/[^/]/i.test(url)) throw new TypeError(`url must be an absolute http or https URL, not ${JSON.stringify(url)}`);
+    this.store.putWebhook(publicKey, { publicKey, url, ...(options.events ? { events: options.events } : {}), schedule: options.schedule ?? 'current', updatedAt: new Date().toISOString() });
+    await this.store.commit();
+  }
+
+  /** The deliveries that match `query`, in the order they were made. */
+  deliveries(query: DeliveryQuery = {}): Delivery[] {
+    return this.store.deliveries(query.publicKey).filter((delivery) => matches(delivery, query)).sort((a, b) => a.sequence - b.sequence);
+  }
+
+  /**
+   * The first delivery that matches `query` (state `delivered` unless it
+   * says otherwise), now or once one does.
+   * @param timeoutMs how long to wait; default 10 000
+   * @throws Error (rejects) when none matches in time, saying what deliveries there are
+   */
+  waitFor(query: DeliveryQuery = {}, timeoutMs = 10_000): Promise<Delivery> {
+    const wanted = { ...query, state: query.state ?? 'delivered' };
+    const found = this.deliveries(wanted)[0];
+    if (found) return Promise.resolve(found);
+    return new Promise((resolve, reject) => {
+      const stop = this.store.watch((change) => {
+        const candidates = change.kind === 'delivery' ? [change.delivery] : change.kind === 'payment' ? (change.deliveries ?? []) : [];
+        const match = candidates.find((delivery) => matches(delivery, wanted));
+        if (!match) return;
+        clearTimeout(timer);
+        stop();
+        resolve(match);
+      });
+      const timer = setTimeout(() => {
+        stop();
+        const seen = this.deliveries({ ...query, state: undefined }).map((delivery) => `${delivery.id} ${delivery.event.eventType} ${delivery.paymentReference} ${delivery.state}`);
+        reject(new Error(`no ${wanted.state} delivery matching ${JSON.stringify(query)} within ${timeoutMs} ms; deliveries: ${seen.join(', ') || 'none'}`));
+      }, timeoutMs);
+    });
+  }
+}
+
+function matches(delivery: Delivery, query: DeliveryQuery): boolean {
+  return (
+    (query.publicKey === undefined || delivery.publicKey === query.publicKey) &&
+    (query.paymentReference === undefined || delivery.paymentReference === query.paymentReference) &&
+    (query.eventType === undefined || delivery.event.eventType === query.eventType) &&
+    (query.state === undefined || delivery.state === query.state)
+  );
+}

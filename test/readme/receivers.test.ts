@@ -1,0 +1,271 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanEnv, ROOT, within } from '../support/process.js';
+
+/**
+ * The example notification receivers (examples/receivers/README.md), each run
+ * as a child process on a free port and sent notifications the way the
+ * provider sends them: they must acknowledge exactly as the provider's current
+ * webhook page asks, process a repeated eventId once, and refuse (400) a
+ * delivery without X-Expected-Ack-Reference. The Go receiver is not run (no Go
+ * toolchain here). Then the compose example that pairs a receiver with the sandbox.
+ */
+
+const RECEIVERS = join(ROOT, 'examples/receivers');
+const COMPOSE = join(ROOT, 'examples/notifications/compose.yaml');
+/** How long a receiver may take to listen, and one request may take (the provider waits 5 s). */
+const START_WITHIN = 5_000;
+const REQUEST_WITHIN = 5_000;
+
+/**
+ * Whether a reply acknowledges the delivery that carried `reference`, as the
+ * provider judges it: HTTP 200 and a JSON body that is exactly
+ * {"ackReference": reference, "status": "received"}.
+ */
+function acknowledges(status: number, text: string, reference: string): boolean {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  return status === 200 && isDeepStrictEqual(body, { ackReference: reference, status: 'received' });
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', () => done()));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+interface Receiver {
+  child: ChildProcess;
+  base: string;
+  stdout: () => string;
+  stderr: () => string;
+}
+
+/** Starts `command args` with PORT set and waits until GET /events answers. */
+async function startReceiver(command: string, args: string[]): Promise<Receiver> {
+  const port = await freePort();
+  const child = spawn(command, args, { cwd: ROOT, env: cleanEnv({ PORT: String(port), HOST: '127.0.0.1' }), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const receiver = { child, base: `http://127.0.0.1:${port}`, stdout: () => stdout, stderr: () => stderr };
+  const deadline = Date.now() + START_WITHIN;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${args[0]} exited (${child.exitCode}) before listening:\n${stderr}`);
+    const answered = await fetch(`${receiver.base}/events`, { signal: AbortSignal.timeout(500) }).then((response) => response.ok, () => false);
+    if (answered) return receiver;
+    if (Date.now() > deadline) throw new Error(`${args[0]} did not listen within ${START_WITHIN} ms; stderr:\n${stderr}`);
+    await sleep(50);
+  }
+}
+
+/** A notification body as the sandbox sends it: one item. */
+function transaction(eventId: string, reference: string) {
+  return {
+    notificationItems: [
+      {
+        notificationRequestItem: {
+          eventType: 'transaction',
+          eventDate: '2026-11-24 10:00:00',
+          eventId,
+          data: { amount: 922.63, reference, publicKey: 'SBTESTPUBK_receivers', gatewayCode: '00', gatewayMessage: 'Successful', code: '00' },
+        },
+      },
+    ],
+  };
+}
+
+function refund(eventId: string, transactionRef: string) {
+  return {
+    notificationItems: [
+      {
+        notificationRequestItem: {
+          eventType: 'refund',
+          eventDate: '2026-11-24 10:05:00',
+          eventId,
+          data: {
+            amount: '922.63',
+            transactionRef,
+            type: 'FULL_REFUND',
+            mode: 'TEST',
+            description: 'customer asked',
+            createdAt: '2026-11-24 10:05:00',
+            updatedAt: '2026-11-24 10:05:00',
+          },
+        },
+      },
+    ],
+  };
+}
+
+/** POSTs `body` to /webhook, with X-Expected-Ack-Reference unless `reference` is undefined. */
+async function deliver(receiver: Receiver, body: unknown, reference: string | undefined): Promise<{ status: number; type: string | null; text: string }> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  if (reference !== undefined) headers['X-Expected-Ack-Reference'] = reference;
+  const response = await fetch(`${receiver.base}/webhook`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(REQUEST_WITHIN) });
+  return { status: response.status, type: response.headers.get('content-type'), text: await response.text() };
+}
+
+async function eventIds(receiver: Receiver): Promise<string[]> {
+  const response = await fetch(`${receiver.base}/events`, { signal: AbortSignal.timeout(REQUEST_WITHIN) });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as Array<{ eventId: string }>).map((event) => event.eventId);
+}
+
+/** The lines of the receiver's stdout that name `eventId`, once at least one has arrived (or after a second). */
+async function linesAbout(receiver: Receiver, eventId: string): Promise<string[]> {
+  const lines = () => receiver.stdout().split('\n').filter((line) => line.split(' ').includes(eventId));
+  for (let tries = 0; tries < 20 && lines().length === 0; tries += 1) await sleep(50);
+  return lines();
+}
+
+describe('the acknowledgement the tests hold the receivers to', () => {
+  it('is HTTP 200 with exactly the echoed reference and "received", nothing else', () => {
+    const reference = 'ack-Ref_01';
+    expect(acknowledges(200, JSON.stringify({ ackReference: reference, status: 'received' }), reference)).toBe(true);
+    expect(acknowledges(200, JSON.stringify({ status: 'received', ackReference: reference }), reference)).toBe(true);
+    // What counts as not acknowledged, and is retried.
+    expect(acknowledges(201, JSON.stringify({ ackReference: reference, status: 'received' }), reference)).toBe(false);
+    expect(acknowledges(200, '', reference)).toBe(false);
+    expect(acknowledges(200, 'OK', reference)).toBe(false);
+    expect(acknowledges(200, JSON.stringify({ ackReference: 'ack-ref_01', status: 'received' }), reference)).toBe(false);
+    expect(acknowledges(200, JSON.stringify({ ackReference: ` ${reference}`, status: 'received' }), reference)).toBe(false);
+    expect(acknowledges(200, JSON.stringify({ status: 'received' }), reference)).toBe(false);
+    expect(acknowledges(200, JSON.stringify({ status: 'success', message: 'Processed' }), reference)).toBe(false);
+    expect(acknowledges(200, JSON.stringify({ ackReference: reference, status: 'success' }), reference)).toBe(false);
+    expect(acknowledges(200, JSON.stringify({ ackReference: reference, status: 'received', extra: 1 }), reference)).toBe(false);
+  });
+});
+
+const running: Receiver[] = [];
+afterAll(async () => {
+  for (const receiver of running) {
+    if (receiver.child.exitCode === null && receiver.child.signalCode === null) {
+      const exited = new Promise((done) => receiver.child.once('exit', done));
+      receiver.child.kill('SIGKILL');
+      await within(exited, 5_000, 'a receiver to exit').catch(() => undefined);
+    }
+  }
+});
+
+describe.each([
+  { name: 'Node (express)', command: process.execPath, script: 'node/receiver.mjs' },
+  { name: 'Python (standard library)', command: 'python3', script: 'python/receiver.py' },
+])('the $name receiver', ({ command, script }) => {
+  let receiver: Receiver;
+  beforeAll(async () => {
+    receiver = await startReceiver(command, [join(RECEIVERS, script)]);
+    running.push(receiver);
+  }, START_WITHIN + 2_000);
+
+  it('acknowledges a delivery with the header echoed exactly, and processes the event', { timeout: 10_000 }, async () => {
+    const eventId = randomUUID().replaceAll('-', '');
+    // Mixed case, punctuation and an inner space: echoed exactly means all of it.
+    const reference = `Ack-${randomUUID()}/x+y=z.~ end`;
+    const reply = await deliver(receiver, transaction(eventId, 'SBREF-1'), reference);
+    expect(acknowledges(reply.status, reply.text, reference), `${reply.status} ${reply.text}`).toBe(true);
+    expect(reply.status).toBe(200);
+    expect(JSON.parse(reply.text)).toStrictEqual({ ackReference: reference, status: 'received' });
+    expect(reply.type).toMatch(/^application\/json/);
+    expect(await eventIds(receiver)).toContain(eventId);
+    expect(await linesAbout(receiver, eventId)).toEqual([`transaction ${eventId} SBREF-1 00`]);
+  });
+
+  it('acknowledges a repeated eventId again but processes it once, whatever came in between', { timeout: 10_000 }, async () => {
+    const payment = randomUUID().replaceAll('-', '');
+    const refunded = randomUUID().replaceAll('-', '');
+    const before = await eventIds(receiver);
+    // The refund first, then the payment, then both again: out of order and twice.
+    const deliveries: Array<[unknown, string]> = [
+      [refund(refunded, 'SBREF-2'), 'ack-1'],
+      [transaction(payment, 'SBREF-2'), 'ack-2'],
+      [transaction(payment, 'SBREF-2'), 'ack-3'],
+      [refund(refunded, 'SBREF-2'), 'ack-4'],
+    ];
+    for (const [body, reference] of deliveries) {
+      const reply = await deliver(receiver, body, reference);
+      expect(acknowledges(reply.status, reply.text, reference), `${reference}: ${reply.status} ${reply.text}`).toBe(true);
+    }
+    const after = await eventIds(receiver);
+    expect(after.slice(before.length)).toEqual([refunded, payment]);
+    expect(await linesAbout(receiver, refunded)).toEqual([`refund ${refunded} SBREF-2 -`]);
+    expect(await linesAbout(receiver, payment)).toEqual([`transaction ${payment} SBREF-2 00`]);
+  });
+
+  it('answers 400 to a delivery without X-Expected-Ack-Reference, and does not process it', { timeout: 10_000 }, async () => {
+    const eventId = randomUUID().replaceAll('-', '');
+    for (const reference of [undefined, '']) {
+      const reply = await deliver(receiver, transaction(eventId, 'SBREF-3'), reference);
+      expect(reply.status, reply.text).toBe(400);
+      expect(reply.text).not.toContain('received');
+    }
+    expect(await eventIds(receiver)).not.toContain(eventId);
+    // Still unprocessed, so the retry that carries the header is processed.
+    const retried = await deliver(receiver, transaction(eventId, 'SBREF-3'), 'ack-5');
+    expect(acknowledges(retried.status, retried.text, 'ack-5'), `${retried.status} ${retried.text}`).toBe(true);
+    expect(await eventIds(receiver)).toContain(eventId);
+  });
+});
+
+describe('the compose example (examples/notifications/compose.yaml)', () => {
+  it('pairs the sandbox with the merchant app and points the notifications at its receiver', async () => {
+    const compose = parse(await readFile(COMPOSE, 'utf8'));
+    const sandbox = compose.services['payments-sandbox'];
+    const merchant = compose.services['merchant-app'];
+    expect(sandbox).toBeDefined();
+    expect(merchant).toBeDefined();
+    expect(sandbox.ports).toContain('4010:4010');
+    expect(sandbox.environment.SANDBOX_PUBLIC_URL).toBe('http://localhost:4010');
+    const webhook = new URL(sandbox.environment.SANDBOX_WEBHOOK_URL);
+    expect(webhook.protocol).toBe('http:');
+    expect(webhook.hostname).toBe('merchant-app');
+    // The port the merchant app listens on (its PORT), and the receiver's route.
+    expect(webhook.port).toBe(String(merchant.environment.PORT));
+    expect(webhook.pathname).toBe('/webhook');
+    expect(await readFile(join(RECEIVERS, 'node/receiver.mjs'), 'utf8')).toContain("app.post('/webhook'");
+  });
+
+  it('names only build contexts, Dockerfiles and files to copy that exist', async () => {
+    const compose = parse(await readFile(COMPOSE, 'utf8'));
+    const builds = Object.values(compose.services as Record<string, { build?: { context: string; dockerfile: string } }>).map((service) => service.build!);
+    expect(builds).toHaveLength(2);
+    for (const build of builds) {
+      // Compose: the context from the file's folder, the Dockerfile from the context.
+      const context = resolve(dirname(COMPOSE), build.context);
+      const dockerfile = resolve(context, build.dockerfile);
+      expect(existsSync(context), context).toBe(true);
+      expect(existsSync(dockerfile), dockerfile).toBe(true);
+      const copied = (await readFile(dockerfile, 'utf8'))
+        .split('\n')
+        .filter((line) => line.startsWith('COPY ') && !line.includes('--from='))
+        .flatMap((line) => line.slice(5).trim().split(/\s+/).slice(0, -1));
+      expect(copied.length).toBeGreaterThan(0);
+      for (const source of copied) expect(existsSync(join(context, source)), `${build.dockerfile}: COPY ${source}`).toBe(true);
+    }
+    expect(builds.map((build) => resolve(dirname(COMPOSE), build.context))).toContain(ROOT.replace(/\/$/, ''));
+  });
+
+  it("the merchant app's image installs the express the repository is locked to and listens on every interface", async () => {
+    const dockerfile = await readFile(join(ROOT, 'examples/notifications/merchant-app.Dockerfile'), 'utf8');
+    const lock = JSON.parse(await readFile(join(ROOT, 'package-lock.json'), 'utf8'));
+    expect(dockerfile).toContain(`express@${lock.packages['node_modules/express'].version}`);
+    expect(dockerfile).toMatch(/^ENV HOST=0\.0\.0\.0/m);
+    expect(dockerfile).toMatch(/^CMD \["node", "receiver\.mjs"\]$/m);
+  });
+});
