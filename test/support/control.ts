@@ -52,7 +52,7 @@ export class ControlClient {
   }
 
   /** Sends a request to `/__sandbox<path>` and checks the answer against the document. */
-  async send(method: 'GET' | 'POST' | 'DELETE', path: string, request: ControlRequest = {}): Promise<ControlResponse> {
+  async send(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, request: ControlRequest = {}): Promise<ControlResponse> {
     const url = new URL(`${this.base}${path}`);
     for (const [name, value] of Object.entries(request.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));

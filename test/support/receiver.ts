@@ -1,0 +1,70 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One notification a receiver got. */
+export interface Received {
+  headers: IncomingHttpHeaders;
+  body: any;
+  /** the item: body.notificationItems[0].notificationRequestItem */
+  item: { eventType: string; eventDate: string; eventId: string; data: Record<string, unknown> };
+}
+
+/** How a receiver answers one notification: a status and a body, after a delay. */
+export interface ReceiverAnswer {
+  status: number;
+  body?: string;
+  delayMs?: number;
+}
+
+/** Answers as the provider's current page asks: 200 with the header's reference echoed and status "received". */
+export const acknowledge = (headers: IncomingHttpHeaders): ReceiverAnswer => ({
+  status: 200,
+  body: JSON.stringify({ ackReference: headers['x-expected-ack-reference'], status: 'received' }),
+});
+
+/**
+ * A merchant's notification receiver on 127.0.0.1: a real HTTP server that
+ * records every POST and answers as `answer` says (by default, it acknowledges).
+ */
+export class Receiver {
+  readonly received: Received[] = [];
+  answer: (headers: IncomingHttpHeaders, count: number) => ReceiverAnswer = acknowledge;
+
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
+
+  static async start(answer?: Receiver['answer']): Promise<Receiver> {
+    let receiver: Receiver | undefined;
+    const server = createServer((req, res) => {
+      let text = '';
+      req.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      req.on('end', () => {
+        const body = text === '' ? undefined : JSON.parse(text);
+        receiver!.received.push({ headers: req.headers, body, item: body?.notificationItems?.[0]?.notificationRequestItem });
+        const answered = receiver!.answer(req.headers, receiver!.received.length);
+        const send = () => {
+          if (res.destroyed) return;
+          res.writeHead(answered.status, { 'content-type': 'application/json' }).end(answered.body ?? '');
+        };
+        if (answered.delayMs) setTimeout(send, answered.delayMs);
+        else send();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    receiver = new Receiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhook`);
+    if (answer) receiver.answer = answer;
+    return receiver;
+  }
+
+  /** The items received for one payment, in arrival order. */
+  of(paymentReference: string): Received['item'][] {
+    return this.received.map((got) => got.item).filter((item) => item.data.reference === paymentReference || item.data.transactionRef === paymentReference);
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
