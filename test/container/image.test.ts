@@ -1,13 +1,12 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT, within } from '../support/process.js';
+import { freePort, ROOT, within } from '../support/process.js';
 
 /**
  * The container image, checked without a Docker engine: the Dockerfile
@@ -31,14 +30,6 @@ const folders: string[] = [];
 afterAll(async () => {
   for (const folder of folders) await rm(folder, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', () => done()));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
 
 describe('the Dockerfile', () => {
   it('passes the Dockerfile linter', async () => {

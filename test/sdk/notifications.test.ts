@@ -1,13 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import { ControlClient, eventually } from '../support/control.js';
 import { TIMEOUT } from '../support/process.js';
-import { accountPayment, ApiClient, sandboxForTest, type TestMerchant } from '../support/sandbox.js';
-import { acknowledge, odooAnswer, Receiver } from './receiver.js';
-import { SAMPLE_KEYS, SdkSamples } from './sdk-samples.js';
+import { accountPayment, type ApiClient, type TestMerchant } from '../support/sandbox.js';
+import { acknowledge, odooAnswer, Receiver } from '../support/receiver.js';
+import { SAMPLE_KEYS, sandboxForSamples, SdkSamples, type SamplesSandbox } from './sdk-samples.js';
 
 /**
  * The provider's Node SDK flow of the README (seerbit-nodejs 0.3.0, run
@@ -26,7 +23,7 @@ const ARRIVES_WITHIN_MS = 5_000;
 const EVENT_DATE = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/;
 const EVENT_ID = /^[0-9a-f]{32}$/;
 
-let caDir: string;
+let setup: SamplesSandbox;
 let sandbox: Sandbox;
 let api: ApiClient;
 let control: ControlClient;
@@ -36,25 +33,16 @@ let receiver: Receiver;
 let odoo: Receiver;
 
 beforeAll(async () => {
-  caDir = await mkdtemp(join(tmpdir(), 'sdk-notifications-ca-'));
-  sandbox = await sandboxForTest({ httpsPort: 0, proxyPort: 0, tlsHosts: ['seerbitapi.com'], caDir });
-  api = await ApiClient.for(sandbox);
-  control = await ControlClient.for(sandbox);
+  setup = await sandboxForSamples();
+  ({ sandbox, api, control, samples, merchant } = setup);
   receiver = await Receiver.start(acknowledge);
   odoo = await Receiver.start(odooAnswer);
-  const exchanged = await api.send('POST', '/encrypt/keys', { key: `${SAMPLE_KEYS.secretKey}.${SAMPLE_KEYS.publicKey}` });
-  expect(exchanged.status).toBe(200);
-  const token: string = exchanged.body.data.EncryptedSecKey.encryptedKey;
-  merchant = { ...SAMPLE_KEYS, token, basic: `Basic ${Buffer.from(`${SAMPLE_KEYS.publicKey}:${SAMPLE_KEYS.secretKey}`).toString('base64')}` };
-  samples = await SdkSamples.prepare({ proxyUrl: sandbox.proxyUrl!, caCertificate: sandbox.caCertificate!, token });
 }, TIMEOUT);
 
 afterAll(async () => {
-  await samples?.dispose();
-  await sandbox?.close();
+  await setup?.dispose();
   await receiver?.close();
   await odoo?.close();
-  if (caDir) await rm(caDir, { recursive: true, force: true });
 });
 
 /** Sets the merchant's notification URL over the control API, as a merchant's test setup would. */

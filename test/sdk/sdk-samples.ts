@@ -2,7 +2,11 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'vitest';
+import type { Sandbox } from '../../src/index.js';
+import { ControlClient } from '../support/control.js';
 import { cleanEnv, EXIT_WITHIN, ROOT, within } from '../support/process.js';
+import { ApiClient, sandboxForTest, type TestMerchant } from '../support/sandbox.js';
 
 /**
  * Runs the samples of the provider's Node SDK (seerbit-nodejs) as a merchant
@@ -124,4 +128,41 @@ export class SdkSamples {
   async dispose(): Promise<void> {
     await rm(this.dir, { recursive: true, force: true });
   }
+}
+
+/** A sandbox the SDK's samples run against, and what a test needs of it. */
+export interface SamplesSandbox {
+  sandbox: Sandbox;
+  api: ApiClient;
+  control: ControlClient;
+  /** the samples' merchant (SAMPLE_KEYS), its token exchanged */
+  merchant: TestMerchant;
+  samples: SdkSamples;
+  /** removes the samples, closes the sandbox and removes its CA folder */
+  dispose(): Promise<void>;
+}
+
+/**
+ * A sandbox with HTTPS and the proxy for the provider's hard-wired host
+ * (README, "The provider's Node SDK, unchanged"), a CA folder of its own,
+ * the samples' merchant known, and the samples prepared to reach it.
+ */
+export async function sandboxForSamples(): Promise<SamplesSandbox> {
+  const caDir = await mkdtemp(join(tmpdir(), 'sdk-ca-'));
+  const sandbox = await sandboxForTest({ httpsPort: 0, proxyPort: 0, tlsHosts: ['seerbitapi.com'], caDir });
+  const api = await ApiClient.for(sandbox);
+  const control = await ControlClient.for(sandbox);
+  const exchanged = await api.send('POST', '/encrypt/keys', { key: `${SAMPLE_KEYS.secretKey}.${SAMPLE_KEYS.publicKey}` });
+  expect(exchanged.status).toBe(200);
+  const token: string = exchanged.body.data.EncryptedSecKey.encryptedKey;
+  const merchant = { ...SAMPLE_KEYS, token, basic: `Basic ${Buffer.from(`${SAMPLE_KEYS.publicKey}:${SAMPLE_KEYS.secretKey}`).toString('base64')}` };
+  const samples = await SdkSamples.prepare({ proxyUrl: sandbox.proxyUrl!, caCertificate: sandbox.caCertificate!, token });
+  return {
+    sandbox, api, control, merchant, samples,
+    async dispose() {
+      await samples.dispose();
+      await sandbox.close();
+      await rm(caDir, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,12 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import { ControlClient } from '../support/control.js';
 import { TIMEOUT } from '../support/process.js';
-import { accountPayment, ApiClient, sandboxForTest, type TestMerchant } from '../support/sandbox.js';
-import { SAMPLE_KEYS, SdkSamples } from './sdk-samples.js';
+import { accountPayment, type ApiClient, type TestMerchant } from '../support/sandbox.js';
+import { SAMPLE_KEYS, sandboxForSamples, SdkSamples, type SamplesSandbox } from './sdk-samples.js';
 import { redactText } from '../../src/redaction/redact.js';
 
 /**
@@ -16,7 +13,7 @@ import { redactText } from '../../src/redaction/redact.js';
  * the sandbox's proxy, the sandbox's CA trusted, and the env-proxy preload.
  */
 
-let caDir: string;
+let setup: SamplesSandbox;
 let sandbox: Sandbox;
 let api: ApiClient;
 let control: ControlClient;
@@ -24,21 +21,12 @@ let samples: SdkSamples;
 let merchant: TestMerchant;
 
 beforeAll(async () => {
-  caDir = await mkdtemp(join(tmpdir(), 'sdk-ca-'));
-  sandbox = await sandboxForTest({ httpsPort: 0, proxyPort: 0, tlsHosts: ['seerbitapi.com'], caDir });
-  api = await ApiClient.for(sandbox);
-  control = await ControlClient.for(sandbox);
-  const exchanged = await api.send('POST', '/encrypt/keys', { key: `${SAMPLE_KEYS.secretKey}.${SAMPLE_KEYS.publicKey}` });
-  expect(exchanged.status).toBe(200);
-  const token: string = exchanged.body.data.EncryptedSecKey.encryptedKey;
-  merchant = { ...SAMPLE_KEYS, token, basic: `Basic ${Buffer.from(`${SAMPLE_KEYS.publicKey}:${SAMPLE_KEYS.secretKey}`).toString('base64')}` };
-  samples = await SdkSamples.prepare({ proxyUrl: sandbox.proxyUrl!, caCertificate: sandbox.caCertificate!, token });
+  setup = await sandboxForSamples();
+  ({ sandbox, api, control, samples, merchant } = setup);
 }, TIMEOUT);
 
 afterAll(async () => {
-  await samples?.dispose();
-  await sandbox?.close();
-  if (caDir) await rm(caDir, { recursive: true, force: true });
+  await setup?.dispose();
 });
 
 /** The merchant's payments as the control API shows them. */

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -156,4 +157,13 @@ export async function call(
     signal: AbortSignal.timeout(EXIT_WITHIN),
   });
   return { status: response.status, body: await response.json(), scenario: response.headers.get('x-sandbox-scenario') };
+}
+
+/** A TCP port free on 127.0.0.1 a moment ago (a receiver or a sandbox is then started on it). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', () => done()));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
 }

@@ -1,9 +1,14 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** One notification a receiver got. */
+/** One request a receiver got. */
 export interface Received {
+  method: string;
+  path: string;
   headers: IncomingHttpHeaders;
+  /** the body as sent */
+  raw: string;
+  /** the body read as JSON; undefined when it is not JSON */
   body: any;
   /** the item: body.notificationItems[0].notificationRequestItem */
   item: { eventType: string; eventDate: string; eventId: string; data: Record<string, unknown> };
@@ -22,6 +27,9 @@ export const acknowledge = (headers: IncomingHttpHeaders): ReceiverAnswer => ({
   body: JSON.stringify({ ackReference: headers['x-expected-ack-reference'], status: 'received' }),
 });
 
+/** What the provider's own Odoo plugin answers: 200 `{"status":"success","message":"Processed"}`, with no ackReference. */
+export const odooAnswer = (): ReceiverAnswer => ({ status: 200, body: JSON.stringify({ status: 'success', message: 'Processed' }) });
+
 /**
  * A merchant's notification receiver on 127.0.0.1: a real HTTP server that
  * records every POST and answers as `answer` says (by default, it acknowledges).
@@ -38,11 +46,16 @@ export class Receiver {
   static async start(answer?: Receiver['answer']): Promise<Receiver> {
     let receiver: Receiver | undefined;
     const server = createServer((req, res) => {
-      let text = '';
-      req.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      let raw = '';
+      req.setEncoding('utf8').on('data', (chunk: string) => (raw += chunk));
       req.on('end', () => {
-        const body = text === '' ? undefined : JSON.parse(text);
-        receiver!.received.push({ headers: req.headers, body, item: body?.notificationItems?.[0]?.notificationRequestItem });
+        let body: any;
+        try {
+          body = JSON.parse(raw);
+        } catch {
+          body = undefined;
+        }
+        receiver!.received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw, body, item: body?.notificationItems?.[0]?.notificationRequestItem });
         const answered = receiver!.answer(req.headers, receiver!.received.length);
         const send = () => {
           if (res.destroyed) return;
@@ -56,6 +69,11 @@ export class Receiver {
     receiver = new Receiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhook`);
     if (answer) receiver.answer = answer;
     return receiver;
+  }
+
+  /** The events received (each request's `notificationItems[].notificationRequestItem`), with the request they came in. */
+  events(): Array<{ event: any; request: Received }> {
+    return this.received.flatMap((request) => ((request.body?.notificationItems ?? []) as any[]).map((item) => ({ event: item?.notificationRequestItem, request })));
   }
 
   /** The items received for one payment, in arrival order. */
