@@ -69,9 +69,13 @@ export function notificationHandlers(deps: NotificationControls): Record<string,
   return {
     listDeliveries: (req, res) => {
       const { limit, cursor } = pageRequest(req.query as Record<string, unknown>);
-      const after = cursor === undefined ? 0 : cursorSequence(DELIVERIES, cursor);
+      // Newest first, as the journal: what just happened is what a tester looks for.
+      const before = cursor === undefined ? Number.POSITIVE_INFINITY : cursorSequence(DELIVERIES, cursor);
       const matching = deliveriesMatching(store, filterOf(req));
-      const rows = matching.filter((delivery) => delivery.sequence > after).slice(0, limit + 1);
+      const rows: Delivery[] = [];
+      for (let at = matching.length - 1; at >= 0 && rows.length <= limit; at -= 1) {
+        if (matching[at]!.sequence < before) rows.push(matching[at]!);
+      }
       const page = rows.slice(0, limit);
       const next = rows.length > limit ? sequenceCursor(DELIVERIES, page.at(-1)!.sequence) : undefined;
       res.json({ deliveries: page, total: matching.length, limit, next });

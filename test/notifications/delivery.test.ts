@@ -255,7 +255,8 @@ describe('faults for notifications', () => {
     expect(first!.eventId).toBe(second!.eventId);
     const deliveries = await deliveriesOf({ paymentReference: 'NTF-DUP' });
     expect(deliveries).toHaveLength(2);
-    expect(deliveries[1].copyOf).toBe(deliveries[0].id);
+    // Newest first: the copy, then the first.
+    expect(deliveries[0].copyOf).toBe(deliveries[1].id);
     // Used up: the next event goes once.
     await paidAccountPayment(merchant, 'NTF-DUP-AFTER');
     await sandbox.webhooks.waitFor({ paymentReference: 'NTF-DUP-AFTER' }, 5000);

@@ -196,11 +196,12 @@ describe('the README SDK flow with a receiver beside it', () => {
       expect(receiver.events().filter(({ event: other }) => other?.eventType === 'transaction' && other?.data?.reference === paymentReference)).toHaveLength(1);
 
       const deliveries = await deliveriesOf(paymentReference);
+      // Newest first: the refund, then the transaction.
       expect(deliveries.map((delivery) => [delivery.event.eventType, delivery.state, delivery.attempts.length])).toEqual([
-        ['transaction', 'delivered', 1],
         ['refund', 'delivered', 1],
+        ['transaction', 'delivered', 1],
       ]);
-      expect(deliveries[1].attempts[0]).toMatchObject({ url: receiver.url, ackReference: delivered.ackReference, status: 200, acknowledged: true });
+      expect(deliveries[0].attempts[0]).toMatchObject({ url: receiver.url, ackReference: delivered.ackReference, status: 200, acknowledged: true });
     },
     TIMEOUT,
   );

@@ -83,11 +83,13 @@ const merchant = () => $('#merchant').value;
 const query = () => (merchant() ? `?publicKey=${encodeURIComponent(merchant())}` : '');
 const notice = (text) => { $('#notice').textContent = text; };
 
-// Payments, orders and the journal grow with traffic: each is read one page
-// at a time (control-api.yaml, "Paging"), never whole. A cursor only leads
-// forward, so each list keeps the cursors of the pages before the one shown
-// to go back.
-const PAGE_SIZE = { payments: 50, orders: 50, requests: 25 };
+// Payments, orders, the journal and the deliveries grow with traffic: each is
+// read one page at a time (control-api.yaml, "Paging"), never whole. A
+// cursor only leads forward, so each list keeps the cursors of the pages
+// before the one shown to go back.
+const PAGE_SIZE = { payments: 50, orders: 50, requests: 25, deliveries: 25 };
+// Where each list is served, below /__sandbox.
+const LIST_PATH = { payments: '/payments', orders: '/orders', requests: '/requests', deliveries: '/webhooks/deliveries' };
 const pagers = Object.fromEntries(Object.keys(PAGE_SIZE).map((list) => [list, { before: [], cursor: undefined, next: undefined }]));
 
 function firstPages() {
@@ -98,7 +100,7 @@ function pagePath(list) {
   const params = new URLSearchParams({ limit: String(PAGE_SIZE[list]) });
   if (merchant()) params.set('publicKey', merchant());
   if (pagers[list].cursor) params.set('cursor', pagers[list].cursor);
-  return `/${list}?${params}`;
+  return `${LIST_PATH[list]}?${params}`;
 }
 
 // The page the list's cursor names; the first page when that cursor went stale
@@ -159,7 +161,7 @@ function describeScenario() {
 
 async function refresh() {
   await loadMerchants();
-  await Promise.all([loadOverrides(), loadPayments(), loadOrders(), loadJournal()]);
+  await Promise.all([loadOverrides(), loadPayments(), loadWebhook(), loadDeliveries(), loadClock(), loadOrders(), loadJournal()]);
   // Lets a reader (or a test) tell which merchant the tables now show.
   document.body.dataset.shown = merchant() || 'all';
 }
@@ -182,7 +184,7 @@ async function loadPayments() {
   const payments = await readPage('payments');
   fill('#payments', payments.map((p) => {
     const tr = document.createElement('tr');
-    const settle = document.createElement('td');
+    const actions = document.createElement('td');
     if (p.status === 'PENDING') {
       // The body names the merchant: references are unique per merchant only.
       const complete = (outcome, said) => guarded(async () => {
@@ -190,14 +192,18 @@ async function loadPayments() {
         notice(`${p.paymentReference} ${said}.`);
         await refresh();
       });
-      settle.append(
+      actions.append(
         button('Succeed', 'small', () => complete('success', 'succeeded')),
         document.createTextNode(' '),
         button('Fail', 'small danger', () => complete('failure', 'failed')),
       );
     }
     const refunded = p.refundedAmount && Number(p.refundedAmount) > 0 ? `${p.currency} ${p.refundedAmount}` : '';
-    tr.append(cell(p.paymentReference), merchantCell(p.publicKey), cell(p.method), cell(p.status, `status status-${p.status}`), cell(`${p.code} ${p.message}`), cell(`${p.currency} ${p.amount}`, 'num nowrap'), cell(refunded, 'num nowrap refunded'), cell(p.scenario), settle);
+    // A new event of the payment as it stands (or of all that was refunded of it), sent to its merchant's notification URL now.
+    actions.className = 'actions';
+    actions.append(button('Send notification', 'small secondary', () => trigger(p, 'transaction')));
+    if (refunded) actions.append(button('Send refund notification', 'small secondary', () => trigger(p, 'refund')));
+    tr.append(cell(p.paymentReference), merchantCell(p.publicKey), cell(p.method, 'nowrap'), cell(p.status, `status status-${p.status}`), cell(`${p.code} ${p.message}`), cell(`${p.currency} ${p.amount}`, 'num nowrap'), cell(refunded, 'num nowrap refunded'), cell(p.scenario), actions);
     return tr;
   }));
 }
@@ -220,7 +226,194 @@ async function loadJournal() {
   }));
 }
 
-const LOADERS = { payments: loadPayments, orders: loadOrders, requests: loadJournal };
+const LOADERS = { payments: loadPayments, orders: loadOrders, requests: loadJournal, deliveries: loadDeliveries };
+
+// ---------------------------------------------------------------- notifications and the clock
+// The control API's tags Notifications and Clocks (control-api.yaml). Every
+// value below may come from a client or a receiver: cells and lists are
+// filled with textContent only.
+
+/** An ISO 8601 time as `yyyy-MM-dd HH:mm:ss` (UTC, on the merchant's clock). */
+const when = (iso) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 19)}` : '');
+
+/** Milliseconds as a short reading: `now`, `in 30 s`, `in 1 h 5 min`. */
+function inTime(ms) {
+  if (ms <= 0) return 'now';
+  const seconds = Math.round(ms / 1000);
+  const parts = [[Math.floor(seconds / 86400), 'd'], [Math.floor(seconds / 3600) % 24, 'h'], [Math.floor(seconds / 60) % 60, 'min'], [seconds % 60, 's']];
+  const said = parts.filter(([n]) => n > 0).slice(0, 2).map(([n, unit]) => `${n} ${unit}`);
+  return said.length === 0 ? 'now' : `in ${said.join(' ')}`;
+}
+
+function facts(pairs) {
+  const dl = document.createElement('dl');
+  dl.className = 'facts';
+  for (const [term, value] of pairs) {
+    if (value === undefined || value === '') continue;
+    const dt = document.createElement('dt');
+    dt.textContent = term;
+    const dd = document.createElement('dd');
+    dd.textContent = value;
+    dl.append(dt, dd);
+  }
+  return dl;
+}
+
+const SOURCES = { merchant: 'merchant: its own URL', default: "default: the sandbox's --webhook-url", none: 'none: its notifications go nowhere' };
+// The merchant whose URL the form was last filled with: the form is filled again only when another is shown.
+let webhookFormOf;
+
+async function loadWebhook() {
+  const shown = merchant();
+  $('#webhook').hidden = !shown;
+  $('#webhook-none').hidden = Boolean(shown);
+  if (!shown) return;
+  const view = await call('GET', `/webhooks/${encodeURIComponent(shown)}`);
+  $('#webhook-url').textContent = view.url ?? 'nowhere: no notification URL';
+  $('#webhook-source').textContent = SOURCES[view.source] ?? view.source;
+  $('#webhook-schedule').textContent = view.schedule;
+  $('#webhook-events').textContent = view.events ? view.events.join(', ') : 'all';
+  $('#webhook-faults').textContent = view.faults.length === 0 ? 'none' : view.faults.map((f) => `${f.kind} (${f.times === undefined ? 'until removed' : `next ${f.times}`})`).join(', ');
+  if (webhookFormOf !== shown) {
+    webhookFormOf = shown;
+    $('#webhook-url-input').value = view.source === 'merchant' ? view.url : '';
+    $('#webhook-schedule-input').value = view.schedule;
+    $('#webhook-events-input').value = view.events?.length === 1 ? view.events[0] : '';
+  }
+}
+
+// The deliveries whose attempts are open: a refresh keeps them open.
+const openDeliveries = new Set();
+
+function attemptsTable(attempts) {
+  const table = document.createElement('table');
+  table.className = 'table attempts';
+  const caption = document.createElement('caption');
+  caption.textContent = 'Attempts';
+  const head = document.createElement('thead');
+  const headRow = document.createElement('tr');
+  for (const name of ['Time', 'Status', 'Latency', 'Result', 'Sent to']) {
+    const th = document.createElement('th');
+    th.scope = 'col';
+    th.textContent = name;
+    headRow.append(th);
+  }
+  head.append(headRow);
+  const body = document.createElement('tbody');
+  for (const a of attempts) {
+    const tr = document.createElement('tr');
+    tr.className = a.acknowledged ? 'acknowledged' : 'refused';
+    tr.append(
+      cell(when(a.at), 'nowrap'),
+      cell(a.status === undefined ? 'no answer' : String(a.status), 'nowrap'),
+      cell(`${a.latencyMs} ms`, 'num nowrap'),
+      cell(a.acknowledged ? 'acknowledged' : (a.reason ?? 'not acknowledged'), 'reason'),
+      cell(a.url),
+    );
+    body.append(tr);
+  }
+  table.append(caption, head, body);
+  return table;
+}
+
+// A delivery's attempts and event, in a row of their own under it, opened on demand.
+function deliveryDetails(d, id) {
+  const tr = document.createElement('tr');
+  tr.className = 'delivery-details';
+  tr.id = id;
+  tr.dataset.delivery = d.id;
+  tr.hidden = !openDeliveries.has(d.id);
+  const td = document.createElement('td');
+  td.colSpan = $('#deliveries thead tr').children.length;
+  const fault = d.fault ? [d.fault.kind, d.fault.delay, d.fault.status, d.fault.attempts === undefined ? undefined : `${d.fault.attempts} attempts`].filter((part) => part !== undefined).join(', ') : '';
+  td.append(facts([
+    ['Delivery', d.id], ['Event id', d.event.eventId], ['Event date', d.event.eventDate], ['ackReference', d.ackReference],
+    ['Schedule', d.schedule], ['Repeats', d.copyOf], ['Fault', fault], ['Updated', when(d.updatedAt)],
+  ]));
+  if (d.attempts.length > 0) td.append(attemptsTable(d.attempts));
+  else td.append(Object.assign(document.createElement('p'), { className: 'hint', textContent: d.state === 'scheduled' ? 'No attempt yet.' : `No attempt: ${d.state}.` }));
+  const event = document.createElement('details');
+  const summary = document.createElement('summary');
+  summary.textContent = 'Event as sent';
+  const pre = document.createElement('pre');
+  pre.textContent = JSON.stringify(d.event, null, 2);
+  event.append(summary, pre);
+  td.append(event);
+  tr.append(td);
+  return tr;
+}
+
+async function loadDeliveries() {
+  const deliveries = await readPage('deliveries');
+  fill('#deliveries', deliveries.flatMap((d) => {
+    const tr = document.createElement('tr');
+    tr.className = 'delivery';
+    tr.dataset.delivery = d.id;
+    const detailsId = `delivery-${d.id}`;
+    const more = document.createElement('td');
+    const open = openDeliveries.has(d.id);
+    const toggle = button(open ? 'Close' : 'Open', 'small secondary toggle-row', () => {
+      const opening = !openDeliveries.has(d.id);
+      if (opening) openDeliveries.add(d.id);
+      else openDeliveries.delete(d.id);
+      document.getElementById(detailsId).hidden = !opening;
+      toggle.setAttribute('aria-expanded', String(opening));
+      toggle.textContent = opening ? 'Close' : 'Open';
+    });
+    toggle.setAttribute('aria-expanded', String(open));
+    toggle.setAttribute('aria-controls', detailsId);
+    more.append(toggle);
+    const action = document.createElement('td');
+    action.append(button('Redeliver', 'small secondary', () => guarded(async () => {
+      const copy = await call('POST', `/webhooks/deliveries/${encodeURIComponent(d.id)}/redeliver`);
+      notice(`Redelivering the ${d.event.eventType} event of ${d.paymentReference} (${copy.id}).`);
+      await refreshAndSoonAgain();
+    })));
+    tr.append(
+      cell(when(d.createdAt), 'datetime'), cell(d.event.eventType, 'nowrap'), cell(d.paymentReference), merchantCell(d.publicKey),
+      cell(d.state, `state state-${d.state}`), cell(String(d.attempts.length), 'num'),
+      cell(d.state === 'scheduled' ? when(d.dueAt) : '—', 'datetime'), more, action,
+    );
+    return [tr, deliveryDetails(d, detailsId)];
+  }));
+}
+
+async function trigger(payment, eventType) {
+  await guarded(async () => {
+    const { deliveries } = await call('POST', `/webhooks/${encodeURIComponent(payment.publicKey)}/trigger`, { eventType, paymentReference: payment.paymentReference });
+    notice(`Sending the ${eventType} event of ${payment.paymentReference}: ${deliveries.length} ${deliveries.length === 1 ? 'delivery' : 'deliveries'} made.`);
+    await refreshAndSoonAgain();
+  });
+}
+
+// A delivery made now is attempted at once, a moment after the answer: the views are read again then.
+let followUp;
+async function refreshAndSoonAgain() {
+  await refresh();
+  clearTimeout(followUp);
+  followUp = setTimeout(() => guarded(refresh), 1500);
+}
+
+const KINDS = { settlement: 'settlement', expiry: 'expiry', delivery: 'delivery attempt' };
+
+async function loadClock() {
+  const shown = merchant();
+  $('#clock').hidden = !shown;
+  $('#clock-none').hidden = Boolean(shown);
+  if (!shown) return;
+  showClock(await call('GET', `/clock/${encodeURIComponent(shown)}`));
+}
+
+function showClock(clock) {
+  $('#clock-now').textContent = `${when(clock.now)} UTC`;
+  $('#clock-offset').textContent = clock.offsetMs === 0 ? `${clock.offset} (real time)` : `${clock.offset} (${clock.offsetMs} ms)`;
+  const now = Date.parse(clock.now);
+  fill('#pending', clock.pending.map((item) => {
+    const tr = document.createElement('tr');
+    tr.append(cell(when(item.at), 'nowrap'), cell(inTime(Date.parse(item.at) - now), 'nowrap'), cell(KINDS[item.kind] ?? item.kind), cell(item.paymentReference), cell(item.deliveryId ?? ''));
+    return tr;
+  }));
+}
 
 async function guarded(work) {
   try {
@@ -253,6 +446,36 @@ for (const nav of document.querySelectorAll('nav.pager')) {
   });
 }
 $('#refresh').addEventListener('click', () => guarded(refresh));
+$('#webhook-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  guarded(async () => {
+    if (!merchant()) throw new Error('choose a merchant first');
+    const body = { url: $('#webhook-url-input').value.trim(), schedule: $('#webhook-schedule-input').value };
+    if ($('#webhook-events-input').value) body.events = [$('#webhook-events-input').value];
+    const view = await call('PUT', `/webhooks/${encodeURIComponent(merchant())}`, body);
+    notice(`Notifications of ${merchant()} now go to ${view.url} (${view.schedule} schedule).`);
+    await refresh();
+  });
+});
+$('#webhook-remove').addEventListener('click', () => guarded(async () => {
+  if (!merchant()) throw new Error('choose a merchant first');
+  await call('DELETE', `/webhooks/${encodeURIComponent(merchant())}`);
+  webhookFormOf = undefined;
+  notice(`Removed the notification URL of ${merchant()}.`);
+  await refresh();
+}));
+$('#advance-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  guarded(async () => {
+    if (!merchant()) throw new Error('choose a merchant first');
+    const by = $('#advance-by').value.trim();
+    const clock = await call('POST', `/clock/${encodeURIComponent(merchant())}/advance`, { by });
+    const fired = clock.fired.map((item) => `${KINDS[item.kind] ?? item.kind} of ${item.paymentReference}`);
+    notice(`Advanced the clock of ${merchant()} by ${by}, to ${when(clock.now)} UTC. ${fired.length === 0 ? 'Nothing fell due.' : `Carried out: ${fired.join(', ')}.`}`);
+    showClock(clock);
+    await refresh();
+  });
+});
 // Polling the control API, for a QA person watching traffic arrive; off until asked for.
 let polling;
 $('#auto-refresh').addEventListener('change', (event) => {
@@ -267,7 +490,7 @@ $('#reset-merchant').addEventListener('click', () => guarded(async () => {
   await refresh();
 }));
 $('#reset-all').addEventListener('click', () => guarded(async () => {
-  if (!window.confirm('Forget every payment, order, override and journal entry of every merchant?')) return;
+  if (!window.confirm('Forget every payment, order, delivery, override and journal entry of every merchant, and set their clocks back?')) return;
   await call('POST', '/reset');
   notice('Reset everything.');
   firstPages();
