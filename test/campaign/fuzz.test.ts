@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
+import { Receiver } from '../support/receiver.js';
 import { sandboxForTest } from '../support/sandbox.js';
 import { loadAnswerChecks, problemsOf } from './support/answers.js';
 import { changeBetween, storedState, storeState, type StoredState } from './support/control-state.js';
@@ -27,6 +28,9 @@ import { captureStderr, hasStackTrace, UNCAUGHT, type StderrCapture } from './su
  * this process, through the lists the control API serves (three control
  * requests around each of thousands would double the run); at every reset the
  * control API's own lists are checked against it.
+ *
+ * Notifications are on: every merchant's go to a receiver on loopback, and
+ * each must reach it in the provider's shape and be acknowledged.
  *
  * FUZZ_RUNS (default 5000) sets how many requests; FUZZ_SEED replays a run;
  * FUZZ_TIME_LIMIT_S bounds its time. Every distinct failure is reported once,
@@ -57,6 +61,7 @@ const CATEGORIES = {
 } as const;
 
 let sandbox: Sandbox;
+let receiver: Receiver;
 let stderr: StderrCapture;
 const findings = new Findings();
 let sent = 0;
@@ -172,7 +177,8 @@ beforeAll(async () => {
   const mode = process.env.NODE_ENV;
   delete process.env.NODE_ENV;
   try {
-    sandbox = await sandboxForTest({ seed: String(seed) });
+    receiver = await Receiver.start();
+    sandbox = await sandboxForTest({ seed: String(seed), webhookUrl: receiver.url });
   } finally {
     if (mode !== undefined) process.env.NODE_ENV = mode;
   }
@@ -206,6 +212,7 @@ beforeAll(async () => {
 afterAll(async () => {
   stderr?.restore();
   await sandbox?.close();
+  await receiver?.close();
 });
 
 /** Fails listing every group of the category, each with its shortest request and answer. */
@@ -237,4 +244,15 @@ describe(`the Payments API under ${RUNS} generated requests`, () => {
   it('changes no payment or order on a refused request', () => expectNone(CATEGORIES.stateChange));
   it('creates no merchant on a refused request', () => expectNone(CATEGORIES.merchantCreated));
   it('lists over the control API what the store holds', () => expectNone(CATEGORIES.controlView));
+  it('sends the notifications of what it stored in the provider shape, each acknowledged by the receiver', async () => {
+    await expect.poll(() => sandbox.webhooks.deliveries({ state: 'scheduled' }).length, { timeout: 10_000 }).toBe(0);
+    expect(sandbox.webhooks.deliveries().filter((delivery) => delivery.state !== 'delivered')).toEqual([]);
+    // Declined cards and wrong OTPs are among the valid requests: a run that notified nothing tested nothing here.
+    expect(receiver.received.length).toBeGreaterThan(0);
+    for (const got of receiver.received) {
+      expect(Object.keys(got.body)).toEqual(['notificationItems']);
+      expect(got.item).toMatchObject({ eventType: expect.stringMatching(/^(transaction|refund)$/), eventDate: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/), eventId: expect.stringMatching(/^[0-9a-f]{32}$/) });
+      expect(typeof got.item.data).toBe('object');
+    }
+  });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
+import { Receiver } from '../support/receiver.js';
 import { accountPayment, cardPayment, checkoutLink, momoPayment, order, sandboxForTest } from '../support/sandbox.js';
 import { PaymentsApi, send, together, type Answer } from './support/api.js';
 import { knob } from './support/knobs.js';
@@ -29,15 +30,19 @@ describe.each([
   let sandbox: Sandbox;
   let dir: string;
   let api: PaymentsApi;
+  let receiver: Receiver;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'payments-sandbox-races-'));
-    sandbox = await sandboxForTest(onFile ? { dataFile: join(dir, 'sandbox.json') } : {});
+    // Notifications on: the races must not make two events of one change, nor lose one.
+    receiver = await Receiver.start();
+    sandbox = await sandboxForTest({ webhookUrl: receiver.url, ...(onFile ? { dataFile: join(dir, 'sandbox.json') } : {}) });
     api = await PaymentsApi.as(sandbox.url);
   });
 
   afterAll(async () => {
     await sandbox?.close();
+    await receiver?.close();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -154,6 +159,17 @@ describe.each([
         expect((await api.validate(linkingReference)).body?.data?.code).toBe('00');
       } else {
         expect((await api.initiate(body)).body?.data?.code).toBe('20');
+      }
+    }
+  });
+
+  it('made exactly one transaction event of every payment the races resolved, each delivered', { timeout: TIMEOUT }, async () => {
+    await expect.poll(() => sandbox.webhooks.deliveries({ state: 'scheduled' }).length, { timeout: 10_000 }).toBe(0);
+    for (const merchant of sandbox.store.merchants()) {
+      for (const payment of sandbox.store.payments(merchant.publicKey)) {
+        const events = sandbox.webhooks.deliveries({ publicKey: payment.publicKey, paymentReference: payment.paymentReference, eventType: 'transaction' });
+        expect(events.length, `${payment.paymentReference} ${payment.status}`).toBe(payment.status === 'PENDING' ? 0 : 1);
+        for (const delivery of events) expect(delivery.state).toBe('delivered');
       }
     }
   });
