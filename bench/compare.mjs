@@ -8,7 +8,12 @@
 // warms it up, loads it, and stops it; the order rotates from round to round.
 // Prints req/s per round and the median, p50 and p99 (medians over rounds),
 // the non-2xx answers, and the sandbox/Prism and sandbox/express ratios.
-// Usage: npm run bench:compare -- [--seconds 10] [--rounds 3] [--warmup 2] [--connections 10] [--dir TMPDIR]
+// Also the disk sandbox with notifications on (--webhook-url at an
+// acknowledging receiver on core 1; an account initiate leaves its payment
+// pending, which notifies nobody, so this is what a URL set costs a request),
+// and, with --baseline DIR (a built checkout of another commit), that
+// checkout's disk sandbox: the peer a change is measured against.
+// Usage: npm run bench:compare -- [--seconds 10] [--rounds 3] [--warmup 2] [--connections 10] [--dir TMPDIR] [--baseline DIR]
 // Prints figures; it asserts nothing.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +24,7 @@ import { initiateOnce } from './support/initiate.mjs';
 import { killChildrenOnExit, pinSelf } from './support/processes.mjs';
 import { filesystemOf, fixed, median, printMachine, printTable } from './support/report.mjs';
 import { runLoad } from './support/run-load.mjs';
-import { SERVERS, startServer } from './support/servers.mjs';
+import { SERVERS, startReceiver, startServer } from './support/servers.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -28,6 +33,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '10' },
     dir: { type: 'string', default: tmpdir() },
+    baseline: { type: 'string' },
   },
 });
 const seconds = Number(values.seconds);
@@ -46,14 +52,16 @@ console.log(`  store:    sandbox (disk) writes to ${folder} (${filesystemOf(fold
 console.log('  latency:  autocannon\'s time per 2xx response, at full resolution (its own histogram rounds to whole ms)');
 console.log('');
 
-const KINDS = ['express', 'prism', 'disk', 'full', 'memory'];
+const KINDS = ['express', 'prism', 'disk', 'full', 'memory', 'notify', ...(values.baseline ? ['baseline'] : [])];
+const receiver = await startReceiver(await freePort());
+process.on('exit', () => void receiver.stop());
 const results = Object.fromEntries(KINDS.map((kind) => [kind, []]));
 for (let round = 1; round <= rounds; round += 1) {
   const shift = (round - 1) % KINDS.length;
   for (const kind of [...KINDS.slice(shift), ...KINDS.slice(0, shift)]) {
     const dataFile = join(folder, `round-${round}`, 'store.json');
     mkdirSync(join(folder, `round-${round}`), { recursive: true });
-    const server = await startServer(kind, { port: await freePort(), dataFile });
+    const server = await startServer(kind, { port: await freePort(), dataFile, webhookUrl: receiver.url, baseline: values.baseline });
     try {
       const token = await server.token();
       const url = `${server.apiBase}/payments/initiates`;
@@ -87,6 +95,7 @@ printTable(
 console.log('  p50, p99: medians over the rounds; slowest: the slowest answer of all rounds; non-2xx, errors (timeouts included): sums over the rounds');
 console.log('');
 console.log('  ratios of median req/s, this run:');
-for (const [a, b] of [['disk', 'prism'], ['full', 'prism'], ['memory', 'prism'], ['disk', 'express'], ['memory', 'express']]) {
-  console.log(`    ${`${SERVERS[a].name} / ${SERVERS[b].name}`.padEnd(34)} ${fixed(rate(a) / rate(b), 2)}`);
+const pairs = [['disk', 'prism'], ['full', 'prism'], ['memory', 'prism'], ['disk', 'express'], ['memory', 'express'], ['notify', 'disk'], ...(values.baseline ? [['disk', 'baseline']] : [])];
+for (const [a, b] of pairs) {
+  console.log(`    ${`${SERVERS[a].name} / ${SERVERS[b].name}`.padEnd(54)} ${fixed(rate(a) / rate(b), 2)}`);
 }

@@ -4,10 +4,12 @@
 //   sandbox  node bin/payments-sandbox.js --in-memory --port P: first 200 on GET /__sandbox/health
 //   Prism    prism mock openapi/payments-api.yaml: first answer (any status) on GET /payments/query/STARTUP-PROBE
 //   express  bench/peers/express-echo.mjs: first 200 on GET /health
+//   sandbox --webhook-url  the same with notifications on (a URL nobody listens at: start-up sends nothing)
+//   baseline               with --baseline DIR, a built checkout of another commit, started as the sandbox is
 // and times `node bin/payments-sandbox.js --help` and `... scenarios list`
 // from spawn to exit. Prints median, min and max of each, and the ratios
-// sandbox/express and sandbox/Prism of the medians.
-// Usage: npm run bench:startup -- [--runs 10] [--interval 3]
+// sandbox/express and sandbox/Prism of the medians (and sandbox/baseline).
+// Usage: npm run bench:startup -- [--runs 10] [--interval 3] [--baseline DIR]
 // Prints figures; it asserts nothing.
 import { parseArgs } from 'node:util';
 import { freePort } from './support/http.mjs';
@@ -19,6 +21,7 @@ const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '10' },
     interval: { type: 'string', default: '3' },
+    baseline: { type: 'string' },
   },
 });
 const runs = Number(values.runs);
@@ -31,7 +34,7 @@ console.log(`  runs:     ${runs}, interleaved; process on core 0, poller on core
 console.log('');
 
 async function serverStart(kind) {
-  const server = await startServer(kind, { port: await freePort(), intervalMs });
+  const server = await startServer(kind, { port: await freePort(), intervalMs, webhookUrl: 'http://127.0.0.1:9/webhook', baseline: values.baseline });
   await server.stop();
   return { ms: server.readyMs, status: server.readyStatus };
 }
@@ -47,6 +50,8 @@ async function commandRun(args) {
 
 const MEASURES = [
   { key: 'sandbox', label: 'sandbox --in-memory', until: SERVERS.memory.ready.what, run: () => serverStart('memory') },
+  { key: 'notify', label: 'sandbox --in-memory --webhook-url', until: SERVERS.memory.ready.what, run: () => serverStart('notify-memory') },
+  ...(values.baseline ? [{ key: 'baseline', label: 'baseline --in-memory', until: SERVERS.memory.ready.what, run: () => serverStart('baseline-memory') }] : []),
   { key: 'prism', label: 'Prism mock', until: SERVERS.prism.ready.what, run: () => serverStart('prism') },
   { key: 'express', label: 'express echo', until: SERVERS.express.ready.what, run: () => serverStart('express') },
   { key: 'help', label: 'sandbox --help', until: 'exit', run: () => commandRun(['--help']) },
@@ -73,4 +78,4 @@ printTable(
 );
 console.log('');
 const ratio = (a, b) => fixed(median(times[a]) / median(times[b]), 2);
-console.log(`  ratios of medians: sandbox / express echo ${ratio('sandbox', 'express')}, sandbox / Prism mock ${ratio('sandbox', 'prism')}`);
+console.log(`  ratios of medians: sandbox / express echo ${ratio('sandbox', 'express')}, sandbox / Prism mock ${ratio('sandbox', 'prism')}, with --webhook-url / without ${ratio('notify', 'sandbox')}${values.baseline ? `, sandbox / baseline ${ratio('sandbox', 'baseline')}` : ''}`);

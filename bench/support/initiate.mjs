@@ -18,6 +18,14 @@ export function initiateBody(paymentReference) {
   return { publicKey, paymentType, paymentReference, ...rest };
 }
 
+/** A card initiate with the declining test card (README, "Test values"): the payment fails at once, which makes one `transaction` notification. */
+export function declinedCardBody(paymentReference) {
+  return {
+    publicKey: MERCHANT.publicKey, paymentType: 'CARD', paymentReference, amount: '1500.00', currency: 'NGN', country: 'NG',
+    cardNumber: '4000000000000002', cvv: '123', expiryMonth: '09', expiryYear: '30',
+  };
+}
+
 /** Exchanges the merchant's key at `${apiBase}/encrypt/keys` for a bearer token. */
 export async function exchangeKey(apiBase) {
   const { status, text } = await request(`${apiBase}/encrypt/keys`, { method: 'POST', body: { key: `${MERCHANT.secretKey}.${MERCHANT.publicKey}` } });

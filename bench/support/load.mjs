@@ -3,13 +3,14 @@
 // request, first for `warmupSeconds` (discarded) and then for `seconds`.
 // Prints one JSON line: req/s, autocannon's latency histogram (whole ms) and
 // the same per-response times at full resolution, and the status counts.
+// `body`: `account` (the default) or `declined-card`, a card initiate that fails at once.
 // Usage: node bench/support/load.mjs '{"url":...,"token":...,"connections":10,"seconds":10,"warmupSeconds":2}'
 import autocannon from 'autocannon';
-import { initiateBody } from './initiate.mjs';
+import { declinedCardBody, initiateBody } from './initiate.mjs';
 
-const { url, token, connections, seconds, warmupSeconds = 0 } = JSON.parse(process.argv[2]);
+const { url, token, connections, seconds, warmupSeconds = 0, body = 'account' } = JSON.parse(process.argv[2]);
 const prefix = `BENCH-${Date.now().toString(36)}-${process.pid}`;
-const [head, tail] = JSON.stringify(initiateBody('\u0000')).split('"\\u0000"');
+const [head, tail] = JSON.stringify((body === 'declined-card' ? declinedCardBody : initiateBody)('\u0000')).split('"\\u0000"');
 let n = 0;
 
 function run(duration, times) {
