@@ -51,25 +51,33 @@ export class Dispatcher {
    * @throws StoreUnavailableError (rejects) when the attempt cannot be stored: the delivery stays due
    */
   async attempt(id: string): Promise<void> {
-    const due = this.dueDelivery(id);
-    if (!due || this.inFlight.has(id)) return;
-    // The older page: later notifications wait behind one that is failing, and go once it is accepted.
-    const blocker = due.schedule === 'legacy' ? this.failingBefore(due) : undefined;
-    if (blocker) {
-      if (blocker.dueAt !== due.dueAt) {
-        this.deps.store.putDelivery({ ...due, dueAt: blocker.dueAt! });
-        await this.deps.store.commit();
-      }
-      return;
-    }
+    if (!this.dueDelivery(id) || this.inFlight.has(id)) return;
     this.inFlight.add(id);
-    await this.slot();
     try {
-      await this.send(due);
+      // A receiver is never told of a change the log does not hold yet: a
+      // crash would take the change back after its event went out. A change
+      // the disk refused is taken back, and so is its delivery.
+      await this.deps.store.commit();
+      const due = this.dueDelivery(id);
+      if (!due) return;
+      // The older page: later notifications wait behind one that is failing, and go once it is accepted.
+      const blocker = due.schedule === 'legacy' ? this.failingBefore(due) : undefined;
+      if (blocker) {
+        if (blocker.dueAt !== due.dueAt) {
+          this.deps.store.putDelivery({ ...due, dueAt: blocker.dueAt! });
+          await this.deps.store.commit();
+        }
+        return;
+      }
+      await this.slot();
+      try {
+        await this.send(due);
+      } finally {
+        this.sending -= 1;
+        this.slots.shift()?.();
+      }
     } finally {
       this.inFlight.delete(id);
-      this.sending -= 1;
-      this.slots.shift()?.();
     }
   }
 
