@@ -1,5 +1,5 @@
 import { request as httpRequest, Agent as HttpAgent, type IncomingMessage } from 'node:http';
-import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
+import type { Agent as HttpsAgent } from 'node:https';
 import { redactText } from '../redaction/redact.js';
 
 /**
@@ -36,7 +36,12 @@ const ANSWER_BYTES = 4096;
 const QUOTED = 200;
 
 // Sockets are reused per receiver; at most this many per host at once, so that a flood of events cannot open thousands.
-const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 8 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 8 }) };
+const SOCKETS_PER_HOST = 8;
+const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: SOCKETS_PER_HOST });
+// Loaded with the first https URL: node's TLS is start-up time a sandbox without one never needs.
+let https: Promise<{ request: typeof httpRequest; agent: HttpsAgent }> | undefined;
+const httpsClient = () =>
+  (https ??= import('node:https').then(({ request, Agent }) => ({ request: request as typeof httpRequest, agent: new Agent({ keepAlive: true, maxSockets: SOCKETS_PER_HOST }) })));
 
 /**
  * POSTs `body` (JSON text) to `url` and judges the answer. Never throws: a
@@ -96,21 +101,20 @@ function failureOf(error: NodeJS.ErrnoException, timeoutMs: number): string {
   return `the delivery failed: ${error.message}`;
 }
 
-function post(url: string, body: string, options: SendOptions): Promise<{ status: number; text: string }> {
+async function post(url: string, body: string, options: SendOptions): Promise<{ status: number; text: string }> {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    throw new Error(`the notification URL ${JSON.stringify(url)} is not a URL`);
+  }
+  const client = target.protocol === 'https:' ? await httpsClient() : { request: httpRequest, agent: httpAgent };
   return new Promise((resolve, reject) => {
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch {
-      reject(new Error(`the notification URL ${JSON.stringify(url)} is not a URL`));
-      return;
-    }
-    const https = target.protocol === 'https:';
-    const request = (https ? httpsRequest : httpRequest)(
+    const request = client.request(
       target,
       {
         method: 'POST',
-        agent: https ? agents.https : agents.http,
+        agent: client.agent,
         headers: {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(body),

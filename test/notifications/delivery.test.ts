@@ -218,6 +218,16 @@ describe('acknowledgement and retries (the provider current page)', () => {
     expect(delivery.attempts[0].status).toBeUndefined();
   });
 
+  it('counts an https URL whose server speaks no TLS as a failed attempt, with the reason', async () => {
+    const { merchant, receiver } = await merchantWithReceiver();
+    await control.send('PUT', `/webhooks/${merchant.publicKey}`, { body: { url: receiver.url.replace('http:', 'https:') } });
+    await paidAccountPayment(merchant, 'NTF-TLS');
+    await expect.poll(async () => (await deliveriesOf({ paymentReference: 'NTF-TLS' }))[0]?.attempts.length, { timeout: 5000 }).toBe(1);
+    const [delivery] = await deliveriesOf({ paymentReference: 'NTF-TLS' });
+    expect(delivery.state).toBe('scheduled');
+    expect(delivery.attempts[0].reason).toMatch(/^the delivery failed: |closed the connection/);
+  });
+
   it('gives up on a receiver that does not answer within 5 s', async () => {
     const { merchant } = await merchantWithReceiver((headers) => ({ status: 200, body: JSON.stringify({ ackReference: headers['x-expected-ack-reference'], status: 'received' }), delayMs: 6000 }));
     await paidAccountPayment(merchant, 'NTF-SLOW');
