@@ -110,6 +110,9 @@ const delivery = record<Delivery>(
   { id: true, publicKey: true, paymentReference: true, event: true, state: true, schedule: true, ackReference: true, attempts: true, sequence: true, createdAt: true, updatedAt: true },
 );
 
+// A record's schema by its name: the snapshots refer to the records' schemas, so that each is compiled once.
+const ref = (name: RecordKind) => ({ $ref: name });
+
 const byKey = (value: object) => ({ type: 'object', additionalProperties: value });
 const inOrder = (value: object) => ({ type: 'array', items: value });
 const snapshot = (version: number, merchants: object, payments: object, orders: object, more: Record<string, object> = {}) => ({
@@ -131,9 +134,11 @@ export const STORE_SCHEMAS = {
   delivery,
   webhook,
   clock,
-  snapshot1: snapshot(1, byKey(merchant), byKey(byKey(payment)), byKey(byKey(order))),
-  snapshot2: snapshot(2, inOrder(merchant), inOrder(payment), inOrder(order)),
-  snapshot3: snapshot(3, inOrder(merchant), inOrder(payment), inOrder(order), { webhooks: inOrder(webhook), clocks: inOrder(clock), deliveries: inOrder(delivery) }),
+  snapshot1: snapshot(1, byKey(ref('merchant')), byKey(byKey(ref('payment'))), byKey(byKey(ref('order')))),
+  snapshot2: snapshot(2, inOrder(ref('merchant')), inOrder(ref('payment')), inOrder(ref('order'))),
+  snapshot3: snapshot(3, inOrder(ref('merchant')), inOrder(ref('payment')), inOrder(ref('order')), {
+    webhooks: inOrder(ref('webhook')), clocks: inOrder(ref('clock')), deliveries: inOrder(ref('delivery')),
+  }),
 } as const;
 
 /** The name of one of the store's schemas. */

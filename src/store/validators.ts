@@ -26,9 +26,12 @@ export async function storeValidators(): Promise<Record<StoreSchemaName, Validat
     // No build yet: compiled below.
   }
   const { Ajv } = await import('ajv');
-  const ajv = new Ajv();
+  const ajv = new Ajv({ inlineRefs: false });
+  // Added under their names first: the snapshots refer to the records' schemas by name.
+  const names = Object.keys(STORE_SCHEMAS) as StoreSchemaName[];
+  for (const name of names) ajv.addSchema(STORE_SCHEMAS[name], name);
   const compiled = {} as Record<StoreSchemaName, ValidateFunction>;
-  for (const name of Object.keys(STORE_SCHEMAS) as StoreSchemaName[]) compiled[name] = ajv.compile(STORE_SCHEMAS[name]);
+  for (const name of names) compiled[name] = ajv.getSchema(name)!;
   return compiled;
 }
 
@@ -38,7 +41,7 @@ export async function storeValidators(): Promise<Record<StoreSchemaName, Validat
  */
 export async function prepareStoreValidators(): Promise<void> {
   const [{ Ajv }, { default: standaloneCode }] = await Promise.all([import('ajv'), import('ajv/dist/standalone/index.js')]);
-  const ajv = new Ajv({ code: { source: true, esm: true } });
+  const ajv = new Ajv({ code: { source: true, esm: true }, inlineRefs: false });
   const names: Record<string, string> = {};
   for (const name of Object.keys(STORE_SCHEMAS) as StoreSchemaName[]) {
     ajv.addSchema(STORE_SCHEMAS[name], name);
