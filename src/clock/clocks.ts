@@ -7,6 +7,10 @@ import type { Store } from '../store/store.js';
  * Stripe's test clocks belong to one customer for the same reason.
  */
 export class MerchantClocks {
+  // The last time formatted, and its text: a request reads the time several times within one millisecond, and formatting is not free.
+  private formattedMs = Number.NaN;
+  private formatted = '';
+
   /** @param realNow real time in epoch milliseconds (a test may pass its own) */
   constructor(
     private readonly store: Store,
@@ -20,7 +24,12 @@ export class MerchantClocks {
 
   /** The merchant's time as ISO 8601 UTC: what its payments' createdAt and updatedAt, and its notifications, carry. */
   now(publicKey: string): string {
-    return new Date(this.nowMs(publicKey)).toISOString();
+    const ms = this.nowMs(publicKey);
+    if (ms !== this.formattedMs) {
+      this.formattedMs = ms;
+      this.formatted = new Date(ms).toISOString();
+    }
+    return this.formatted;
   }
 
   /** How far the merchant's clock runs ahead of real time, in milliseconds. */

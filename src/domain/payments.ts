@@ -93,6 +93,8 @@ export function newPayment(facts: Pick<RequestFacts, 'merchant'>, fields: NewPay
     currency: fields.currency,
     country: fields.country,
     scenario: '',
+    // Every record has the key, set or not: adding a key to a spread copy costs V8 a new map each time, a key already there does not.
+    due: undefined,
     createdAt: now,
     updatedAt: now,
     ...fields.kept,

@@ -132,19 +132,17 @@ export function refusalReason(refusal: Refusal, payment: Payment | undefined, ev
 }
 
 // What falls due belongs to a PENDING payment only: a settled one has nothing left to wait for.
+// The record is built in one literal, `due` set or cleared in it: a property deleted afterwards would make the record a slow dictionary object.
 function nextRecord(current: Payment | undefined, event: PaymentEvent, outcome: Outcome): Payment {
-  const next = changed(current, event, outcome);
-  const due = next.status === 'PENDING' ? (outcome.due ?? current?.due) : undefined;
-  if (due) return { ...next, due };
-  if (next.due) delete next.due;
-  return next;
+  const pending = (event.type === 'create' || event.type === 'choose-channel' || event.type === 'settle') && event.status === 'PENDING';
+  return changed(current, event, outcome, pending ? (outcome.due ?? current?.due) : undefined);
 }
 
-function changed(current: Payment | undefined, event: PaymentEvent, outcome: Outcome): Payment {
+function changed(current: Payment | undefined, event: PaymentEvent, outcome: Outcome, due: PaymentDue | undefined): Payment {
   const { code, message, scenario, now } = outcome;
   switch (event.type) {
     case 'create':
-      return { ...event.record, status: event.status, code, message, scenario, createdAt: now, updatedAt: now };
+      return { ...event.record, status: event.status, code, message, scenario, due, createdAt: now, updatedAt: now };
     case 'choose-channel':
       return {
         ...current!,
@@ -152,18 +150,18 @@ function changed(current: Payment | undefined, event: PaymentEvent, outcome: Out
         ...(event.card ? { card: event.card } : {}),
         ...(event.transfer ? { transfer: event.transfer } : {}),
         status: event.status,
-        code, message, scenario, updatedAt: now,
+        code, message, scenario, due, updatedAt: now,
       };
     case 'settle':
-      return { ...current!, status: event.status, code, message, scenario, updatedAt: now };
+      return { ...current!, status: event.status, code, message, scenario, due, updatedAt: now };
     case 'refund': {
       const refunded = toMinor(current!.refundedAmount) + event.amountMinor;
       const status = refunded === toMinor(current!.amount) ? 'REFUNDED' : 'SUCCESSFUL';
-      return { ...current!, refundedAmount: fromMinor(refunded), status, code, message, scenario, updatedAt: now };
+      return { ...current!, refundedAmount: fromMinor(refunded), status, code, message, scenario, due, updatedAt: now };
     }
     case 'cancel':
-      return { ...current!, status: 'CANCELLED', code, message, scenario, updatedAt: now };
+      return { ...current!, status: 'CANCELLED', code, message, scenario, due, updatedAt: now };
     case 'expire':
-      return { ...current!, status: 'EXPIRED', code, message, scenario, updatedAt: now };
+      return { ...current!, status: 'EXPIRED', code, message, scenario, due, updatedAt: now };
   }
 }

@@ -6,11 +6,24 @@ import { parse } from 'tinyduration';
  * fixed length; a day is 24 hours, the merchants' clocks being UTC (README, "Time").
  */
 
+// The durations read so far: the catalogue and the schedules name a handful, read at every pending payment.
+const known = new Map<string, number>();
+const KNOWN_AT_MOST = 1000;
+
 /**
  * Milliseconds in `duration`.
  * @throws RangeError naming the duration when it is not ISO 8601, is negative, or uses years or months
  */
 export function durationMs(duration: string): number {
+  const ms = known.get(duration);
+  if (ms !== undefined) return ms;
+  const read = readDuration(duration);
+  // Bounded: a control client may send any number of distinct durations.
+  if (known.size < KNOWN_AT_MOST) known.set(duration, read);
+  return read;
+}
+
+function readDuration(duration: string): number {
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(duration);

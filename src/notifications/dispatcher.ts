@@ -106,16 +106,9 @@ export class Dispatcher {
       latencyMs: result.latencyMs, acknowledged: result.acknowledged, ...(result.reason !== undefined ? { reason: result.reason } : {}),
     };
     const attempts = [...current.attempts, attempt];
-    const { dueAt: _dueAt, ...rest } = current;
-    let next: Delivery;
-    if (result.acknowledged) {
-      next = { ...rest, attempts, state: 'delivered', updatedAt: at };
-    } else {
-      const nextAt = nextAttemptAt(current.schedule, attempts.length, Date.parse(attempts[0]!.at), Date.parse(at));
-      next = nextAt === undefined
-        ? { ...rest, attempts, state: 'undelivered', updatedAt: at }
-        : { ...rest, attempts, state: 'scheduled', dueAt: new Date(nextAt).toISOString(), updatedAt: at };
-    }
+    const nextAt = result.acknowledged ? undefined : nextAttemptAt(current.schedule, attempts.length, Date.parse(attempts[0]!.at), Date.parse(at));
+    const state = result.acknowledged ? 'delivered' : nextAt === undefined ? 'undelivered' : 'scheduled';
+    const next: Delivery = { ...current, attempts, state, dueAt: nextAt === undefined ? undefined : new Date(nextAt).toISOString(), updatedAt: at };
     store.putDelivery(next);
     this.release(next, at);
     await store.commit();
