@@ -59,8 +59,9 @@ const results = Object.fromEntries(KINDS.map((kind) => [kind, []]));
 for (let round = 1; round <= rounds; round += 1) {
   const shift = (round - 1) % KINDS.length;
   for (const kind of [...KINDS.slice(shift), ...KINDS.slice(0, shift)]) {
-    const dataFile = join(folder, `round-${round}`, 'store.json');
-    mkdirSync(join(folder, `round-${round}`), { recursive: true });
+    // A store file of its own: each server starts on an empty store.
+    const dataFile = join(folder, `round-${round}-${kind}`, 'store.json');
+    mkdirSync(join(folder, `round-${round}-${kind}`), { recursive: true });
     const server = await startServer(kind, { port: await freePort(), dataFile, webhookUrl: receiver.url, baseline: values.baseline });
     try {
       const token = await server.token();
