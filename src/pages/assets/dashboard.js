@@ -159,7 +159,16 @@ function describeScenario() {
   $('#scenario-description').textContent = s ? `${s.description} Applies to: ${s.operations.join(', ')}.` : '';
 }
 
-async function refresh() {
+// One refresh at a time: one started for another merchant, or before an
+// action, must not finish after a later one and show what it read then.
+let refreshing = Promise.resolve();
+function refresh() {
+  const run = refreshing.then(refreshNow, refreshNow);
+  refreshing = run.catch(() => undefined);
+  return run;
+}
+
+async function refreshNow() {
   await loadMerchants();
   await Promise.all([loadOverrides(), loadPayments(), loadWebhook(), loadDeliveries(), loadClock(), loadOrders(), loadJournal()]);
   // Lets a reader (or a test) tell which merchant the tables now show.
@@ -269,6 +278,8 @@ async function loadWebhook() {
   $('#webhook-none').hidden = Boolean(shown);
   if (!shown) return;
   const view = await call('GET', `/webhooks/${encodeURIComponent(shown)}`);
+  // Another merchant was chosen meanwhile: its own load fills the view, not this stale answer.
+  if (merchant() !== shown) return;
   $('#webhook-url').textContent = view.url ?? 'nowhere: no notification URL';
   $('#webhook-source').textContent = SOURCES[view.source] ?? view.source;
   $('#webhook-schedule').textContent = view.schedule;
@@ -401,7 +412,8 @@ async function loadClock() {
   $('#clock').hidden = !shown;
   $('#clock-none').hidden = Boolean(shown);
   if (!shown) return;
-  showClock(await call('GET', `/clock/${encodeURIComponent(shown)}`));
+  const clock = await call('GET', `/clock/${encodeURIComponent(shown)}`);
+  if (merchant() === shown) showClock(clock);
 }
 
 function showClock(clock) {
