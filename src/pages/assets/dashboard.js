@@ -170,9 +170,10 @@ function refresh() {
 
 async function refreshNow() {
   await loadMerchants();
+  const shown = merchant();
   await Promise.all([loadOverrides(), loadPayments(), loadWebhook(), loadDeliveries(), loadClock(), loadOrders(), loadJournal()]);
-  // Lets a reader (or a test) tell which merchant the tables now show.
-  document.body.dataset.shown = merchant() || 'all';
+  // Lets a reader (or a test) tell which merchant the tables now show: the one this refresh read, even if another was chosen meanwhile.
+  document.body.dataset.shown = shown || 'all';
 }
 
 async function loadOverrides() {
