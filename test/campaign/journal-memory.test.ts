@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { banner, run, stopAll } from '../support/process.js';
+import { banner, rssMb, run, stopAll } from '../support/process.js';
 import { send } from './support/api.js';
 import { knob } from './support/knobs.js';
 
@@ -36,14 +35,6 @@ const READ_EVERY = 10;
 afterAll(async () => {
   await stopAll();
 });
-
-/** The resident memory of a process, in MB, from /proc/<pid>/status. */
-async function rssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
-  if (kb === undefined) throw new Error(`no VmRSS in /proc/${pid}/status`);
-  return Number(kb) / 1024;
-}
 
 /** A JSON body of about `bytes` bytes: one long string, or many short fields (which cost far more memory once parsed). */
 function bodyOf(manyFields: boolean, bytes: number): string {

@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { accountPayment } from '../support/sandbox.js';
-import { banner, run, stopAll } from '../support/process.js';
+import { banner, rssMb, run, stopAll } from '../support/process.js';
 import { PaymentsApi, send } from './support/api.js';
 import { knob } from './support/knobs.js';
 import { closedPort } from './support/receiver.js';
@@ -58,14 +57,6 @@ const ATTEMPTS = 6;
 afterAll(async () => {
   await stopAll();
 });
-
-/** The resident memory of a process, in MB, from /proc/<pid>/status. */
-async function rssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
-  if (kb === undefined) throw new Error(`no VmRSS in /proc/${pid}/status`);
-  return Number(kb) / 1024;
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
