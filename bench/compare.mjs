@@ -13,7 +13,8 @@
 // pending, which notifies nobody, so this is what a URL set costs a request),
 // and, with --baseline DIR (a built checkout of another commit), that
 // checkout's disk sandbox: the peer a change is measured against.
-// Usage: npm run bench:compare -- [--seconds 10] [--rounds 3] [--warmup 2] [--connections 10] [--dir TMPDIR] [--baseline DIR]
+// --kinds a,b,... runs only those servers (express, prism, disk, full, memory, notify, baseline).
+// Usage: npm run bench:compare -- [--seconds 10] [--rounds 3] [--warmup 2] [--connections 10] [--dir TMPDIR] [--baseline DIR] [--kinds disk,baseline]
 // Prints figures; it asserts nothing.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +35,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '10' },
     dir: { type: 'string', default: tmpdir() },
     baseline: { type: 'string' },
+    kinds: { type: 'string' },
   },
 });
 const seconds = Number(values.seconds);
@@ -52,7 +54,7 @@ console.log(`  store:    sandbox (disk) writes to ${folder} (${filesystemOf(fold
 console.log('  latency:  autocannon\'s time per 2xx response, at full resolution (its own histogram rounds to whole ms)');
 console.log('');
 
-const KINDS = ['express', 'prism', 'disk', 'full', 'memory', 'notify', ...(values.baseline ? ['baseline'] : [])];
+const KINDS = values.kinds?.split(',') ?? ['express', 'prism', 'disk', 'full', 'memory', 'notify', ...(values.baseline ? ['baseline'] : [])];
 const receiver = await startReceiver(await freePort());
 process.on('exit', () => void receiver.stop());
 const results = Object.fromEntries(KINDS.map((kind) => [kind, []]));
@@ -81,7 +83,7 @@ for (let round = 1; round <= rounds; round += 1) {
 const rate = (kind) => median(results[kind].map((r) => r.requestsPerSecond));
 console.log('');
 printTable(
-  ['server', ...results.express.map((_, i) => `round ${i + 1}`), 'median req/s', 'p50 ms', 'p99 ms', 'slowest ms', 'non-2xx', 'errors'],
+  ['server', ...results[KINDS[0]].map((_, i) => `round ${i + 1}`), 'median req/s', 'p50 ms', 'p99 ms', 'slowest ms', 'non-2xx', 'errors'],
   KINDS.map((kind) => [
     SERVERS[kind].name,
     ...results[kind].map((r) => fixed(r.requestsPerSecond)),
@@ -96,7 +98,7 @@ printTable(
 console.log('  p50, p99: medians over the rounds; slowest: the slowest answer of all rounds; non-2xx, errors (timeouts included): sums over the rounds');
 console.log('');
 console.log('  ratios of median req/s, this run:');
-const pairs = [['disk', 'prism'], ['full', 'prism'], ['memory', 'prism'], ['disk', 'express'], ['memory', 'express'], ['notify', 'disk'], ...(values.baseline ? [['disk', 'baseline']] : [])];
+const pairs = [['disk', 'prism'], ['full', 'prism'], ['memory', 'prism'], ['disk', 'express'], ['memory', 'express'], ['notify', 'disk'], ['disk', 'baseline']].filter(([a, b]) => KINDS.includes(a) && KINDS.includes(b));
 for (const [a, b] of pairs) {
   console.log(`    ${`${SERVERS[a].name} / ${SERVERS[b].name}`.padEnd(54)} ${fixed(rate(a) / rate(b), 2)}`);
 }
