@@ -25,7 +25,7 @@ import { MerchantClocks } from './clock/clocks.js';
 import { Dispatcher } from './notifications/dispatcher.js';
 import { NotificationFaults } from './notifications/faults.js';
 import { NotificationOutbox } from './notifications/outbox.js';
-import { SandboxWebhooks } from './notifications/webhooks.js';
+import { isHttpUrl, SandboxWebhooks } from './notifications/webhooks.js';
 
 /** The OpenAPI document of the Payments API, shipped in openapi/. */
 export const PAYMENTS_API_DOCUMENT = fileURLToPath(new URL('../openapi/payments-api.yaml', import.meta.url));
@@ -165,7 +165,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const log = await requestLog(options.logLevel ?? 'silent', options.logFormat ?? 'pretty', options.logDestination);
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes ?? DEFAULT_JOURNAL_MAX_BYTES);
   const hung = new HungConnections();
-  if (options.webhookUrl !== undefined && !/^https?:\/\/[^/]/i.test(options.webhookUrl)) {
+  if (options.webhookUrl !== undefined && !isHttpUrl(options.webhookUrl)) {
     await store.close();
     throw new Error(`--webhook-url must be an absolute http or https URL, not ${JSON.stringify(options.webhookUrl)}`);
   }

@@ -6,6 +6,7 @@ import { durationMs, durationOf } from '../model/durations.js';
 import type { Delivery, DeliverySchedule, NotificationEventType } from '../model/notifications.js';
 import type { NotificationFaultRequest, NotificationFaults } from '../notifications/faults.js';
 import type { NotificationOutbox } from '../notifications/outbox.js';
+import { deliveriesMatching, webhookEndpoint, type DeliveryQuery } from '../notifications/webhooks.js';
 import type { Store } from '../store/store.js';
 import { cursorSequence, pageRequest, sequenceCursor } from './paging.js';
 
@@ -23,14 +24,6 @@ type Handler = (req: Request, res: Response) => Promise<void> | void;
 /** The list's name in its cursors and messages. */
 const DELIVERIES = 'webhooks/deliveries';
 
-/** A filter of the deliveries list (GET /__sandbox/webhooks/deliveries). */
-export interface DeliveryFilter {
-  publicKey?: string;
-  paymentReference?: string;
-  eventType?: string;
-  state?: string;
-}
-
 /**
  * The handlers of the control API's notifications and clocks
  * (openapi/control-api.yaml, tags Notifications and Clocks; README,
@@ -40,7 +33,7 @@ export interface DeliveryFilter {
 export function notificationHandlers(deps: NotificationControls): Record<string, Handler> {
   const { store, clocks, agenda, outbox, faults } = deps;
   const text = (req: Request, name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : undefined);
-  const filterOf = (req: Request): DeliveryFilter => ({
+  const filterOf = (req: Request): DeliveryQuery => ({
     publicKey: text(req, 'publicKey'), paymentReference: text(req, 'paymentReference'), eventType: text(req, 'eventType'), state: text(req, 'state'),
   });
   const oneDelivery = (req: Request): Delivery => {
@@ -102,8 +95,7 @@ export function notificationHandlers(deps: NotificationControls): Record<string,
     setWebhook: async (req, res) => {
       const publicKey = String(req.params.publicKey);
       const { url, events, schedule } = req.body as { url: string; events?: NotificationEventType[]; schedule?: DeliverySchedule };
-      if (!isHttpUrl(url)) throw inputError(`url must be an absolute http or https URL, not ${JSON.stringify(url).slice(0, 200)}`);
-      store.putWebhook(publicKey, { publicKey, url, ...(events ? { events: [...new Set(events)] } : {}), schedule: schedule ?? 'current', updatedAt: new Date().toISOString() });
+      store.putWebhook(publicKey, refusedAsInput(() => webhookEndpoint(publicKey, url, { events, schedule }, new Date().toISOString())));
       await store.commit();
       res.json(webhookView(publicKey));
     },
@@ -153,19 +145,6 @@ export function notificationHandlers(deps: NotificationControls): Record<string,
   };
 }
 
-/** The deliveries that pass `filter`, in the order they were made. */
-export function deliveriesMatching(store: Store, filter: DeliveryFilter): Delivery[] {
-  const all = store.deliveries(filter.publicKey);
-  const matching = all.filter(
-    (delivery) =>
-      (filter.paymentReference === undefined || delivery.paymentReference === filter.paymentReference) &&
-      (filter.eventType === undefined || delivery.event.eventType === filter.eventType) &&
-      (filter.state === undefined || delivery.state === filter.state),
-  );
-  // One merchant's are in order already; across merchants, the sequence orders them.
-  return filter.publicKey === undefined ? matching.sort((a, b) => a.sequence - b.sequence) : matching;
-}
-
 function dueView(store: Store, publicKey: string, item: DueItem) {
   const at = new Date(item.atMs).toISOString();
   if (item.kind === 'delivery') {
@@ -174,15 +153,6 @@ function dueView(store: Store, publicKey: string, item: DueItem) {
   }
   const payment = store.payment(publicKey, item.key);
   return { at, kind: payment?.due?.event === 'settle' ? 'settlement' : 'expiry', paymentReference: item.key };
-}
-
-function isHttpUrl(url: string): boolean {
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:';
-  } catch {
-    return false;
-  }
 }
 
 // What the domain refuses with a RangeError is the client's mistake: 400 INPUT, with its sentence.

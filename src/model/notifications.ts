@@ -7,9 +7,6 @@
 /** The event types the sandbox sends (../shared/provider/notifications.md): a payment resolved, a refund processed. */
 export type NotificationEventType = 'transaction' | 'refund';
 
-/** Every event type the sandbox sends, in the order the README lists them. */
-export const NOTIFICATION_EVENT_TYPES: readonly NotificationEventType[] = ['transaction', 'refund'];
-
 /**
  * One event in the provider's shape: what goes in
  * `notificationItems[0].notificationRequestItem` (the provider's webhook page).

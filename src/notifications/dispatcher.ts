@@ -40,11 +40,6 @@ export class Dispatcher {
     this.holding.add(publicKey);
   }
 
-  /** How many deliveries are being sent now. */
-  get busy(): number {
-    return this.sending;
-  }
-
   /**
    * Makes the delivery's attempt if it is due now on its merchant's clock;
    * does nothing for one that is not scheduled, not yet due, or under way.

@@ -1,13 +1,44 @@
-import type { Delivery, DeliverySchedule, DeliveryState, NotificationEventType } from '../model/notifications.js';
+import type { Delivery, DeliverySchedule, DeliveryState, NotificationEventType, WebhookEndpoint } from '../model/notifications.js';
 import type { Store } from '../store/store.js';
 
 /** Which deliveries a wait or a list is about; every field optional. */
 export interface DeliveryQuery {
   publicKey?: string;
   paymentReference?: string;
-  eventType?: NotificationEventType;
+  eventType?: NotificationEventType | string;
   /** default for `waitFor`: `delivered` */
-  state?: DeliveryState;
+  state?: DeliveryState | string;
+}
+
+/** True for an absolute http or https URL: what a notification URL must be. */
+export function isHttpUrl(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A merchant's notification URL as the store keeps it (README, "Notifications").
+ * @param updatedAt real time, ISO 8601 UTC
+ * @throws RangeError when `url` is not an absolute http or https URL
+ */
+export function webhookEndpoint(
+  publicKey: string,
+  url: string,
+  options: { events?: NotificationEventType[]; schedule?: DeliverySchedule },
+  updatedAt: string,
+): WebhookEndpoint {
+  if (!isHttpUrl(url)) throw new RangeError(`url must be an absolute http or https URL, not ${JSON.stringify(url).slice(0, 200)}`);
+  return { publicKey, url, ...(options.events ? { events: [...new Set(options.events)] } : {}), schedule: options.schedule ?? 'current', updatedAt };
+}
+
+/** The deliveries that match `query`, in the order they were made (one merchant's are in order already; across merchants, the sequence orders them). */
+export function deliveriesMatching(store: Store, query: DeliveryQuery): Delivery[] {
+  const matching = store.deliveries(query.publicKey).filter((delivery) => matches(delivery, query));
+  return query.publicKey === undefined ? matching.sort((a, b) => a.sequence - b.sequence) : matching;
 }
 
 /**
@@ -20,17 +51,16 @@ export class SandboxWebhooks {
 
   /**
    * Sets the merchant's notification URL, as `PUT /__sandbox/webhooks/{publicKey}` does.
-   * @throws TypeError when `url` is not an absolute http or https URL
+   * @throws RangeError when `url` is not an absolute http or https URL
    */
   async set(publicKey: string, url: string, options: { events?: NotificationEventType[]; schedule?: DeliverySchedule } = {}): Promise<void> {
-    if (!/^https?:\/\/[^/]/i.test(url)) throw new TypeError(`url must be an absolute http or https URL, not ${JSON.stringify(url)}`);
-    this.store.putWebhook(publicKey, { publicKey, url, ...(options.events ? { events: options.events } : {}), schedule: options.schedule ?? 'current', updatedAt: new Date().toISOString() });
+    this.store.putWebhook(publicKey, webhookEndpoint(publicKey, url, options, new Date().toISOString()));
     await this.store.commit();
   }
 
   /** The deliveries that match `query`, in the order they were made. */
   deliveries(query: DeliveryQuery = {}): Delivery[] {
-    return this.store.deliveries(query.publicKey).filter((delivery) => matches(delivery, query)).sort((a, b) => a.sequence - b.sequence);
+    return deliveriesMatching(this.store, query);
   }
 
   /**
