@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import type { Express } from 'express';
-import seedrandom from 'seedrandom';
+import seedrandom from 'seedrandom/seedrandom.js';
 import { createApp, API_BASE } from './http/app.js';
 import { tolerateTrailingBytes } from './http/client-errors.js';
 import { HungConnections } from './http/faults.js';
@@ -146,10 +146,13 @@ export function controlOperations(): Promise<HttpOperation[]> {
  *   CertificateAuthorityError when HTTPS is asked for and the CA folder cannot be used.
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  // The log's module loads while the documents are read.
+  const logging = requestLog(options.logLevel ?? 'silent', options.logFormat ?? 'pretty', options.logDestination);
   const [operations, controls, scenarios] = await Promise.all([
     paymentsOperations(),
     controlOperations(),
     loadCatalogue([SHIPPED_SCENARIOS, ...(options.scenarioFolders ?? [])]),
+    logging,
   ]);
   const seed = options.seed ?? randomBytes(4).toString('hex');
   const engine = new ScenarioEngine(scenarios, seedrandom(seed));
@@ -162,7 +165,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   // The HTTPS listener and the proxy serve the --tls-host names; the listening and public names are added once known.
   const allowedHosts = new AllowedHosts([...(options.allowedHosts ?? []), ...(options.tlsHosts ?? [])]);
   const store = await Store.open({ file: options.dataFile, snapshotEvery: options.snapshotEvery, sync: options.sync });
-  const log = await requestLog(options.logLevel ?? 'silent', options.logFormat ?? 'pretty', options.logDestination);
+  const log = await logging;
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes ?? DEFAULT_JOURNAL_MAX_BYTES);
   const hung = new HungConnections();
   if (options.webhookUrl !== undefined && !isHttpUrl(options.webhookUrl)) {

@@ -49,7 +49,17 @@ export function durationOf(ms: number): string {
   return `P${days ? `${days}D` : ''}${time ? `T${time}` : ''}`;
 }
 
+// The last time moved and its result: the payments made within one millisecond fall due at the same time, and reading and formatting a time is not free.
+let lastIso = '';
+let lastMs = Number.NaN;
+let lastLater = '';
+
 /** `iso` (ISO 8601 UTC) moved by `ms` milliseconds, as ISO 8601 UTC. */
 export function later(iso: string, ms: number): string {
-  return new Date(Date.parse(iso) + ms).toISOString();
+  if (iso !== lastIso || ms !== lastMs) {
+    lastLater = new Date(Date.parse(iso) + ms).toISOString();
+    lastIso = iso;
+    lastMs = ms;
+  }
+  return lastLater;
 }
