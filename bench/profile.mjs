@@ -7,9 +7,12 @@
 //   - GC: pause time per request and its share of the window;
 //   - bytes allocated per request (the sum of V8's `allocated` between GCs)
 //     and bytes promoted to the old space per request.
-// Usage: npm run bench:profile -- [--mode memory|disk] [--sync normal|full] [--seconds 10] [--warmup 2] [--connections 10] [--keep DIR]
+// With --baseline DIR (a built checkout of another commit) that checkout's
+// sandbox is profiled instead: run the two in turn to set a change beside the
+// code before it (the busy CPU per request is the figure to compare).
+// Usage: npm run bench:profile -- [--mode memory|disk] [--sync normal|full] [--seconds 10] [--warmup 2] [--connections 10] [--keep DIR] [--baseline DIR]
 // Prints figures; it asserts nothing.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -28,6 +31,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '10' },
     keep: { type: 'string' },
+    baseline: { type: 'string' },
   },
 });
 const seconds = Number(values.seconds);
@@ -37,16 +41,18 @@ const connections = Number(values.connections);
 killChildrenOnExit();
 pinSelf(1);
 const folder = values.keep ?? mkdtempSync(join(tmpdir(), 'sandbox-profile-'));
+mkdirSync(folder, { recursive: true });
+const bin = values.baseline ? join(values.baseline, 'bin/payments-sandbox.js') : SANDBOX_BIN;
 if (!values.keep) process.on('exit', () => rmSync(folder, { recursive: true, force: true }));
 
 const port = await freePort();
 const store = values.mode === 'disk' ? ['--data', join(folder, 'store.json'), ...(values.sync ? ['--sync', values.sync] : [])] : ['--in-memory'];
-printMachine(`CPU profile, GC and allocation of POST /payments/initiates (account), sandbox ${values.mode === 'disk' ? `on disk${values.sync ? ` --sync ${values.sync}` : ''}` : 'in memory'}`);
+printMachine(`CPU profile, GC and allocation of POST /payments/initiates (account), ${values.baseline ? `baseline sandbox (${values.baseline})` : 'sandbox'} ${values.mode === 'disk' ? `on disk${values.sync ? ` --sync ${values.sync}` : ''}` : 'in memory'}`);
 console.log(`  load:     autocannon on core 1, ${connections} connections, ${warmupSeconds} s warm-up (left out) + ${seconds} s measured; sandbox on core 0`);
 console.log('');
 
 const spawnedAt = process.hrtime.bigint();
-const child = spawnPinned(0, process.execPath, ['--cpu-prof', '--cpu-prof-dir', folder, '--trace-gc', '--trace-gc-nvp', SANDBOX_BIN, '--port', String(port), ...store, '--log-level', 'error']);
+const child = spawnPinned(0, process.execPath, ['--cpu-prof', '--cpu-prof-dir', folder, '--trace-gc', '--trace-gc-nvp', bin, '--port', String(port), ...store, '--log-level', 'error']);
 // Every GC line: "[pid:isolate]   <ms since the isolate started> ms: pause=... allocated=... promoted=...".
 const gcs = [];
 let pending = '';
@@ -86,6 +92,8 @@ const windowMs = windowEnd - windowStart;
 console.log(`  requests:   ${requests} in ${fixed(windowMs / 1000, 1)} s (${fixed(load.requestsPerSecond)} req/s, 2xx ${load.ok}, non-2xx ${load.non2xx}), p99 ${fixed(load.latency.p99, 2)} ms`);
 console.log(`  GC:         ${inWindow.length} collections (${inWindow.filter((gc) => gc.kind === 's').length} scavenges), pause ${fixed(sum(inWindow, 'pause'), 0)} ms = ${fixed((100 * sum(inWindow, 'pause')) / windowMs, 1)}% of the window, ${fixed((1000 * sum(inWindow, 'pause')) / requests, 1)} µs per request, longest ${fixed(Math.max(0, ...inWindow.map((gc) => gc.pause)), 1)} ms`);
 console.log(`  allocated:  ${fixed(sum(inWindow, 'allocated') / requests / 1024, 1)} KB per request; promoted to the old space ${fixed(sum(inWindow, 'promoted') / requests, 0)} bytes per request`);
+const busyMs = buckets.filter(({ name }) => name !== 'idle (waiting)').reduce((total, { ms }) => total + ms, 0);
+console.log(`  busy CPU:   ${fixed((1000 * busyMs) / requests, 1)} µs per request (the window's samples, idle left out)`);
 console.log('');
 printTable(
   ['bucket', 'self ms', 'share', 'µs per request'],
