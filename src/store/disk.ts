@@ -76,6 +76,8 @@ export class Disk {
     found: Found,
   ) {
     this.folder = new Folder(snapshot, log, aside, tuning, found, () => this.capture(), () => this.wakeFolder());
+    // The store is open: temporary files a crash left (which may hold secret keys) go now, not at the first fold.
+    void snapshot.sweep();
     // A set-aside log found at start-up, or a log already due, is folded at once: the next start would replay it again.
     this.wakeFolder();
   }

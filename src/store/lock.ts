@@ -22,6 +22,9 @@ import { StoreOpenError } from './errors.js';
 const held = new Set<string>();
 let releasedAtExit = false;
 
+/** The lock file's mode (less what the umask takes away): it holds nothing secret. */
+const LOCK_MODE = 0o644;
+
 /** How long a stale lock's takeover may wait for another process taking it over at the same time. */
 const TAKEOVER_WAIT_MS = 1_000;
 
@@ -39,7 +42,8 @@ export class StoreLock {
     const path = `${resolve(file)}.lock`;
     const mine = `${path}.${process.pid}.${randomUUID()}.tmp`;
     try {
-      await writeFile(mine, `${process.pid}\n`);
+      // Created fresh (never through a file or link found there), and readable by all: it holds a pid only, which another user's sandbox names when it refuses.
+      await writeFile(mine, `${process.pid}\n`, { flag: 'wx', mode: LOCK_MODE });
     } catch (error) {
       throw new StoreOpenError(`cannot lock the store file ${file}: ${(error as Error).message}`);
     }

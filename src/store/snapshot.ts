@@ -1,10 +1,11 @@
-import { open, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { open, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { TextFile } from 'lowdb/node';
 import type { Delivery, MerchantClock, WebhookEndpoint } from '../model/notifications.js';
 import type { Merchant } from '../model/records.js';
 import type { Order, Payment } from '../model/records.js';
 import { StoreOpenError } from './errors.js';
+import { createTemporary, folderWarning, keepToOwner, openToRead, removeTemporaries, type OpenFile } from './files.js';
 import { snapshotProblem } from './schema.js';
 import { Tables } from './tables.js';
 
@@ -54,6 +55,7 @@ export interface SnapshotRecords {
 /** The snapshot file at one path. */
 export class SnapshotFile {
   private readonly file: TextFile;
+  private swept: Promise<void> | undefined;
 
   /** @param path the store file (`--data`) */
   constructor(readonly path: string) {
@@ -61,21 +63,36 @@ export class SnapshotFile {
   }
 
   /**
-   * Reads the snapshot (a missing file is an empty state) and checks every record.
-   * @throws StoreOpenError naming the file, saying what is wrong; nothing is written
+   * Reads the snapshot (a missing file is an empty state) and checks every
+   * record; a snapshot found at another mode than 0600 (left by an older
+   * version, or copied in) is then set to 0600. Emits a process warning
+   * (type `StoreFolderWarning`, code `SANDBOX_STORE_FOLDER`) when the folder
+   * lets other users replace the store's files (`folderWarning()`).
+   * @throws StoreOpenError naming the file, saying what is wrong (not a
+   *   regular file, another user's, not a store); nothing is written
    */
   async read(): Promise<Tables> {
     const refuse = (problem: string) => new StoreOpenError(`cannot read the store file ${this.path}: ${problem}`);
-    let text: string | null;
+    const warning = await folderWarning(this.path);
+    if (warning) process.emitWarning(warning, { type: 'StoreFolderWarning', code: 'SANDBOX_STORE_FOLDER' });
+    let found: OpenFile | undefined;
     try {
-      // A device or a pipe in its place would be read for ever: only a regular file is a snapshot.
-      const found = await stat(this.path).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
-      if (found && !found.isFile()) throw refuse('not a regular file');
-      text = await this.file.read();
+      // Checked open (a regular file, ours) before lowdb reads it: no other user can replace a file of ours but in a folder folderWarning reports.
+      found = await openToRead(this.path);
+      const text = found ? await this.file.read() : null;
+      if (text === null) return new Tables();
+      const tables = this.parse(text, refuse);
+      // Only a file that proved to be a snapshot has its mode changed.
+      if (found) await keepToOwner(found);
+      return tables;
     } catch (error) {
       throw error instanceof StoreOpenError ? error : refuse((error as Error).message);
+    } finally {
+      await found?.handle.close();
     }
-    if (text === null) return new Tables();
+  }
+
+  private parse(text: string, refuse: (problem: string) => StoreOpenError): Tables {
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -90,6 +107,20 @@ export class SnapshotFile {
   }
 
   /**
+   * Removes the temporary files of snapshots a crash left (`removeTemporaries()`),
+   * once: the first write waits for it, so that it never meets a temporary
+   * file being written. Never rejects: a file that cannot be removed is no
+   * reason to refuse writes.
+   */
+  sweep(): Promise<void> {
+    this.swept ??= removeTemporaries(this.path).then(
+      () => undefined,
+      () => undefined,
+    );
+    return this.swept;
+  }
+
+  /**
    * Replaces the snapshot with `records` and waits until it is durable: the
    * temporary file is written a chunk at a time (the event loop runs between
    * chunks), fsync'd, renamed over the snapshot once `ready` resolves, and
@@ -101,10 +132,10 @@ export class SnapshotFile {
    *   would keep the space the log needs)
    */
   async write(records: SnapshotRecords, ready: Promise<void> = Promise.resolve()): Promise<void> {
-    // The name lowdb's writer used, so that a file left by an older version is overwritten, not left behind.
-    const temporary = join(dirname(this.path), `.${basename(this.path)}.tmp`);
+    await this.sweep();
+    // A fresh file under a name no one can guess: a file or link left at a known name would set the snapshot's mode, or receive it.
+    const { path: temporary, handle } = await createTemporary(this.path);
     try {
-      const handle = await open(temporary, 'w', OWNER_ONLY);
       try {
         let unsynced = 0;
         for (const chunk of snapshotChunks(records)) {
@@ -165,13 +196,6 @@ export function* snapshotChunks(records: SnapshotRecords): Generator<string> {
 export function recordCount(records: SnapshotRecords): number {
   return records.merchants.length + records.payments.length + records.orders.length + records.webhooks.length + records.clocks.length + records.deliveries.length;
 }
-
-/**
- * The mode of the files the store creates (snapshot, log): its owner's only.
- * They hold the merchants' test secret keys, which tokens, linkingReferences
- * and checkout hashes need after a restart (README, "Storage").
- */
-export const OWNER_ONLY = 0o600;
 
 /** fsyncs a folder, making the names created or renamed in it durable. @throws Error from the disk */
 export function syncFolder(path: string): Promise<void> {

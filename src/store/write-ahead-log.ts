@@ -1,8 +1,9 @@
-import { open, readFile, rename, stat, type FileHandle } from 'node:fs/promises';
+import { rename, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { StoreOpenError } from './errors.js';
+import { openToAppend, openToRead } from './files.js';
 import { changeProblem } from './schema.js';
-import { OWNER_ONLY, syncFolder } from './snapshot.js';
+import { syncFolder } from './snapshot.js';
 import type { Change } from './tables.js';
 
 /** What a log file holds: its complete lines' changes, checked, and the byte counts of those lines and of the whole file. */
@@ -20,19 +21,23 @@ export interface LogContents {
  * line cut short by a crash was never acknowledged and is left out. Writes
  * nothing.
  * @throws StoreOpenError naming the file (and the line) when it is not a
- *   regular file, cannot be read, or a complete line is not JSON or not a change
+ *   regular file, belongs to another user (who could have written any change
+ *   in it), cannot be read, or a complete line is not JSON or not a change
  */
 export async function readLog(path: string): Promise<LogContents> {
   const refuse = (problem: string) => new StoreOpenError(`cannot read the store log ${path}: ${problem}`);
   let text: string;
   try {
-    // A device or a pipe in its place would be read for ever, or never end a line.
-    if (!(await stat(path)).isFile()) throw refuse('not a regular file');
-    text = await readFile(path, 'utf8');
+    // A device or a pipe in its place would be read for ever, or never end a line: openToRead refuses it.
+    const found = await openToRead(path);
+    if (!found) return { found: false, changes: [], complete: 0, total: 0 };
+    try {
+      text = await found.handle.readFile('utf8');
+    } finally {
+      await found.handle.close();
+    }
   } catch (error) {
-    if (error instanceof StoreOpenError) throw error;
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw refuse((error as Error).message);
-    return { found: false, changes: [], complete: 0, total: 0 };
+    throw refuse((error as Error).message);
   }
   const complete = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1);
   const changes: Change[] = [];
@@ -74,16 +79,17 @@ export class WriteAheadLog {
 
   /**
    * Reads the log at `path` (missing: empty) with `readLog()`, and opens it
-   * for appending. A last line cut short by a crash is cut off the file, the
-   * only write made here, after every line was checked.
+   * for appending (`openToAppend()`: created at 0600, or found, checked to be
+   * this user's and set to 0600). A last line cut short by a crash is cut off
+   * the file, the only write made here, after every line was checked.
    * @throws StoreOpenError as `readLog()` does, or naming the log when it
-   *   cannot be opened; the file is then left as it was
+   *   cannot be opened (a symbolic link included); its bytes are then left as they were
    */
   static async open(path: string): Promise<{ log: WriteAheadLog; changes: Change[] }> {
     const { found, changes, complete, total } = await readLog(path);
     let handle: FileHandle | undefined;
     try {
-      handle = await open(path, 'a+', OWNER_ONLY);
+      handle = await openToAppend(path);
       if (complete !== total) await handle.truncate(complete);
       // A new file's name lives in the folder: synced once, so that what is appended and synced later cannot lose its file.
       if (!found) await syncFolder(dirname(path));
@@ -186,12 +192,14 @@ export class WriteAheadLog {
    * Opens the new log after `rotate()` set the old one aside (nothing to do
    * otherwise), and syncs the folder: the new file's name must be durable
    * before anything acknowledged is in it.
-   * @throws Error from the disk; the log still takes no append then
+   * @throws Error from the disk, or saying why a file found at the log's name
+   *   is not used (another user's: in a shared folder one may be made between
+   *   the rename and this); the log still takes no append then
    */
   async reopen(): Promise<void> {
     if (!this.setAsideOnly) return;
-    // 'a+' as at open: every append goes to the end, also after a truncate. A file left by a refused try holds nothing acknowledged.
-    const handle = await open(this.path, 'a+', OWNER_ONLY);
+    // As at open: created fresh at 0600, or checked. A file of ours left by a refused try holds nothing acknowledged.
+    const handle = await openToAppend(this.path);
     try {
       await handle.truncate(0);
       await syncFolder(dirname(this.path));
