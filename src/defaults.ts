@@ -3,3 +3,6 @@ export { DEFAULT_JOURNAL_MAX_BYTES } from './control/journal.js';
 
 /** How many requests the journal keeps when `journalSize` (`--journal-size`) is not given. */
 export const DEFAULT_JOURNAL_SIZE = 5000;
+
+/** How many merchants the sandbox keeps when no bound is given: a key exchange of a new one beyond it answers 503 (README, "Security"). */
+export { DEFAULT_MAX_MERCHANTS } from './store/tables.js';

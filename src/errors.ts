@@ -139,3 +139,40 @@ export const storeUnavailable = (): ApiError =>
 
 /** 500 Internal Server Error / PROCESSING: an unexpected failure (spec, Errors). */
 export const internalError = (): ApiError => processingError('Internal Server Error', 'internal-error');
+
+/**
+ * 403 / PERMISSION: a state-changing request a web page of another site sent
+ * (its `Origin`, or `Sec-Fetch-Site: cross-site`), which the Payments API
+ * answers only with `--cors` (README, "Who may drive the sandbox").
+ * @param origin the page's origin as sent, or `another site`
+ */
+export const foreignOriginRefused = (origin: string): ApiError =>
+  new ApiError(
+    403,
+    { message: `A page of ${origin} cannot call the Payments API: only clients that are no web page, and pages of the sandbox itself, can, unless it is started with --cors`, error: 'PERMISSION' },
+    'origin-not-allowed',
+  );
+
+/**
+ * 415 Unsupported Media Type: a body whose Content-Type does not declare JSON
+ * (a form, `text/plain`, none at all), as the production API refuses it
+ * (spec, Conventions: bodies are sent with `Content-Type: application/json`).
+ * @param type the Content-Type as sent; undefined when the body came without one
+ */
+export const unsupportedMediaType = (type: string | undefined): ApiError =>
+  new ApiError(
+    415,
+    { message: 'Unsupported Media Type', error: `The Payments API reads JSON bodies (Content-Type: application/json), not ${type === undefined ? 'a body without Content-Type' : type.slice(0, 100)}` },
+    'unsupported-media-type',
+  );
+
+/**
+ * 503 Merchant limit reached / PROCESSING: a new merchant when the sandbox
+ * already keeps `limit` of them; nothing is stored, and the merchants it has
+ * keep working (README, "Where the spec is silent"). `X-Sandbox-Detail` says
+ * what to do.
+ */
+export const merchantLimitReached = (limit: number): ApiError =>
+  new ApiError(503, { message: 'Merchant limit reached', error: 'PROCESSING' }, 'merchant-limit', {
+    'X-Sandbox-Detail': `The sandbox keeps at most ${limit} merchants and has that many: use a key pair it knows, or start it on a new store file`,
+  });

@@ -1,4 +1,4 @@
-import { badCredentials, inputError, providerError, invalidToken, headerTokenMissing, wrongEnvironment } from '../errors.js';
+import { badCredentials, inputError, merchantLimitReached, providerError, invalidToken, headerTokenMissing, wrongEnvironment } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { Selection } from '../scenarios/selector.js';
 import { answerWith, type Answer } from './answer.js';
@@ -14,21 +14,31 @@ import type { Merchant } from '../model/records.js';
  * Basic credentials of every other operation. Test key pairs are accepted;
  * live ones are refused. A new pair is not stored here: its merchant is
  * stored with the answer of the request it authenticated (README decision
- * 2), so a refused request creates no merchant.
+ * 2), so a refused request creates no merchant. A merchant is bound to the
+ * secret key it first brought; only a reset releases it, and then only the
+ * key exchange binds it again (README decision 27).
  */
 
 /**
- * POST /encrypt/keys: the merchant of a `<secret>.<public>` key (a new,
- * unstored one when the pair was never seen).
+ * POST /encrypt/keys: the merchant of a `<secret>.<public>` key: the stored
+ * one, or a new record to store with the answer when the pair was never seen
+ * or the merchant was released by a reset (bound again, to the secret key
+ * brought, whichever it is).
  * @throws ApiError 403 Confirm Merchant Environment for a live key, 400 INPUT
- *   for a value that is not a test key pair, 401 when the public key is known
- *   with another secret key.
+ *   for a value that is not a test key pair, 401 when the public key is bound
+ *   to another secret key, 503 Merchant limit reached for a new merchant when
+ *   the store keeps as many as it takes.
  */
 export function exchangeKey(store: Store, key: string, now: string): Merchant {
   const pair = parseExchangeKey(key);
   if ((pair && (isLiveKey(pair.publicKey) || isLiveKey(pair.secretKey))) || isLiveKey(key)) throw wrongEnvironment();
   if (!pair || !isTestPublicKey(pair.publicKey) || !isTestSecretKey(pair.secretKey)) {
     throw inputError('key must be <secret key>.<public key> of a test key pair (SBTESTSECK_..., SBTESTPUBK_...)');
+  }
+  const known = store.merchant(pair.publicKey);
+  if (known?.released) {
+    // The same secret key keeps its first-seen time; another one is a new pair.
+    return { ...pair, createdAt: known.secretKey === pair.secretKey ? known.createdAt : now };
   }
   return merchantOfPair(store, pair, now);
 }
@@ -48,8 +58,10 @@ export function exchangeKeys(facts: RequestFacts, selection: Selection): Answer 
  * @throws ApiError 403 Header Token Missing when there is no header, 403
  *   Confirm Merchant Environment for live credentials, 403 Bad credentials
  *   (the provider's body) for Basic credentials that name no test key pair or
- *   the wrong secret key, 401 Invalid Authentication Token for anything else
- *   that does not name a known merchant.
+ *   the wrong secret key (a released merchant's too: only the key exchange
+ *   binds it again), 401 Invalid Authentication Token for anything else
+ *   that does not name a known merchant, 503 Merchant limit reached for Basic
+ *   credentials of a new pair when the store keeps as many merchants as it takes.
  */
 export function authenticateMerchant(store: Store, header: string | undefined, allowBasic: boolean, now: string): Merchant {
   if (header === undefined || header.trim() === '') throw headerTokenMissing();
@@ -111,12 +123,14 @@ export function merchantOfPublicKey(store: Store, publicKey: unknown): Merchant 
   return merchant;
 }
 
-// The stored merchant of a pair, or a new one that is not stored yet.
+// The stored merchant of a pair, or a new one that is not stored yet, if the store has room for it.
 function merchantOfPair(store: Store, pair: KeyPair, now: string): Merchant {
   const known = store.merchant(pair.publicKey);
   if (known) {
     if (known.secretKey !== pair.secretKey) throw invalidToken();
     return known;
   }
+  // Refused before anything is stored: the merchants the sandbox has keep working (README, "Security").
+  if (!store.hasRoomForMerchant()) throw merchantLimitReached(store.maxMerchants);
   return { ...pair, createdAt: now };
 }

@@ -1,6 +1,7 @@
 import cors from 'cors';
 import express, { type RequestHandler } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { carriesBody, declaresJson, foreignOrigin, UNSAFE_METHODS } from '../control/guards.js';
 import type { Journal } from '../control/journal.js';
 import { httpOutcome, type Answer, type Links, type Operation, type OperationEnv, type Write } from '../domain/answer.js';
 import { authenticateMerchant, checkPublicKey, exchangeKey, exchangeKeys, merchantOfPublicKey } from '../domain/authentication.js';
@@ -12,7 +13,7 @@ import { cancelPayment, completePayment, initiatePayment, refundPayment } from '
 import { factsOf, type Body } from '../domain/request.js';
 import { REASON_HEADER } from '../domain/state-machine.js';
 import { queryPayment } from '../domain/status-query.js';
-import { ApiError, badRequest, methodNotAllowed, notFound } from '../errors.js';
+import { ApiError, badRequest, foreignOriginRefused, methodNotAllowed, notFound, unsupportedMediaType } from '../errors.js';
 import type { Merchant } from '../model/records.js';
 import type { OperationId } from '../model/operations.js';
 import { SCENARIO_HEADER, type ScenarioSelector } from '../scenarios/selector.js';
@@ -46,7 +47,7 @@ export interface ApiDependencies {
   log?: RequestLog;
   /** the Host names it answers to */
   allowedHosts: AllowedHosts;
-  /** answer browsers of any origin (`--cors`); off by default */
+  /** answer browsers of any origin (`--cors`), state-changing requests of pages of other sites included; off by default */
   cors?: boolean;
 }
 
@@ -110,9 +111,10 @@ interface Route {
  * request: one way through"), served on node's own request and response: express's
  * per-request machinery would cost more than everything the sandbox does.
  * A request is refused for a foreign Host (and answered as a CORS preflight
- * with `--cors`), then journalled, routed to its operation, and goes
- * authentication (from the headers) -> JSON body -> validation against the
- * document -> the merchant -> facts -> selection (header, override, values;
+ * with `--cors`), then journalled, refused when a web page of another site
+ * sent it to change something (unless `--cors`), routed to its operation,
+ * and goes authentication (from the headers) -> Content-Type -> JSON body ->
+ * validation against the document -> the merchant -> facts -> selection (header, override, values;
  * a fault that changes nothing happens here) -> the operation -> commit of
  * what it stores -> delay or lose-response -> the envelope. Each step hands
  * the next what it learnt, typed, on the request's exchange; every error is
@@ -126,6 +128,8 @@ export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: Serve
   const random = deps.selector.engine.random;
   // A merchant's browser code calls the Payments API from its own origin.
   const corsHandler = deps.cors ? cors({ origin: true, exposedHeaders: EXPOSED_HEADERS, maxAge: 600 }) : undefined;
+  // Without --cors, no page of another site may change anything: a form or a no-cors fetch needs no preflight to be sent.
+  const pagesOfOtherSites = !deps.cors;
   return (req, res) => {
     // A browser must not read a JSON answer, or a value echoed in one, as a script or a page.
     res.setHeader('X-Content-Type-Options', 'nosniff');
@@ -147,13 +151,20 @@ export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: Serve
   }
 
   async function serve(req: ApiRequest, res: ServerResponse, exchange: ApiExchange): Promise<void> {
+    if (pagesOfOtherSites && (UNSAFE_METHODS.has(req.method ?? '') || carriesBody(req.headers))) {
+      const origin = foreignOrigin(req.headers);
+      if (origin !== undefined) throw foreignOriginRefused(origin);
+    }
     const { route, params } = routeFor(req.method ?? 'GET', exchange.path);
     exchange.operation = route.id;
     const merchant = await readRequest(route, req, res, params);
     const checked = { method: req.method ?? 'GET', path: exchange.path, query: exchange.query, headers: req.headers, body: req.body };
     const body = validateBody(route.operation, checked, res, exchange, { lenient: !deps.strict });
     const known = resolveMerchant(route, merchant, body);
-    const newMerchant = deps.store.merchant(known.publicKey) === undefined;
+    const stored = deps.store.merchant(known.publicKey);
+    const newMerchant = stored === undefined;
+    // Only the key exchange binds a stored merchant again: any other request's merchant may have been read before its body, and replaced since.
+    const bindsMerchant = newMerchant || (route.id === 'exchangeKeys' && stored !== known);
     const parts = { operation: route.id, body, sent: (req.body ?? {}) as Body, params, headers: req.headers };
     const facts = (exchange.facts = factsOf(parts, known, newMerchant, deps.store));
     // The one decision about the request, before the operation runs: a fault that must
@@ -166,8 +177,8 @@ export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: Serve
     if (selection.forced && selection.rule.then.http) throw httpOutcome(selection.rule);
     const env: OperationEnv = { links: deps.links, now: () => deps.clocks.now(known.publicKey) };
     const answer = OPERATIONS[route.id](facts, selection, env);
-    // A new merchant is remembered once a request it made is answered (README decision 2).
-    await commitWrites(deps.store, newMerchant ? [merchantWrite(known), ...answer.writes] : answer.writes, deps.outbox);
+    // A new merchant, or one a key exchange bound again after a reset, is stored once its request is answered (README decisions 2, 27).
+    await commitWrites(deps.store, bindsMerchant ? [merchantWrite(known), ...answer.writes] : answer.writes, deps.outbox);
     return respond(req, res, exchange, answer);
   }
 
@@ -202,6 +213,7 @@ export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: Serve
       merchant = authenticateMerchant(deps.store, req.headers.authorization, route.allowBasic, deps.now());
       checkPublicKey(merchant, params.publicKey);
     }
+    checkContentType(req);
     await readBody(merchant === undefined ? strangersBody : jsonBody, req, res);
     return merchant;
   }
@@ -261,7 +273,21 @@ function decodeParam(value: string): string {
   }
 }
 
-// Reads every body as JSON, whatever its Content-Type says: the API speaks nothing else.
+/**
+ * Refuses (415) a body whose Content-Type does not declare JSON, as the
+ * production API does (spec, Conventions): a web page can send a form or
+ * `text/plain` without a preflight, never JSON. Every client the sandbox
+ * knows (the provider's SDKs and examples, the README's curl) sends
+ * `application/json`. A request with neither body nor Content-Type passes,
+ * and so does any GET, HEAD or DELETE, whose body is ignored.
+ */
+function checkContentType(req: ApiRequest): void {
+  if (BODYLESS.has(req.method ?? '')) return;
+  const type = req.headers['content-type'];
+  if ((type !== undefined || carriesBody(req.headers)) && !declaresJson(type)) throw unsupportedMediaType(type);
+}
+
+// Reads every body as JSON once checkContentType let it through: `application/*+json` and any charset too.
 // The bytes are kept so that a number sent where the spec wants a string is read exactly.
 function bodyOfUpTo(limit: string): RequestHandler {
   return express.json({

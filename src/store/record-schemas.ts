@@ -2,8 +2,9 @@ import type {
   Delivery, DeliveryAttempt, DeliveryFault, DeliverySchedule, DeliveryState, MerchantClock, NotificationEvent, NotificationEventType,
   NotificationFaultKind, WebhookEndpoint,
 } from '../model/notifications.js';
-import type { Merchant, PaymentDue } from '../model/records.js';
+import type { PaymentDue } from '../model/records.js';
 import type { Order, OrderItem, Payment, PaymentMethod, PaymentStatus, StoredCard, TransferAccount } from '../model/records.js';
+import type { MerchantRecord } from './tables.js';
 
 /**
  * The JSON Schemas of what the store keeps (domain/records.ts), checked on
@@ -33,7 +34,11 @@ const METHODS: Record<PaymentMethod, true> = { CARD: true, ACCOUNT: true, MOMO: 
 const STATUSES: Record<PaymentStatus, true> = { PENDING: true, SUCCESSFUL: true, FAILED: true, CANCELLED: true, REFUNDED: true, EXPIRED: true };
 const CHANNELS: Record<NonNullable<Payment['channel']>, true> = { CARD: true, ACCOUNT: true, TRANSFER: true };
 
-const merchant = record<Merchant>({ publicKey: text, secretKey: text, createdAt: text }, { publicKey: true, secretKey: true, createdAt: true });
+// `released` came after the first store files: optional, so that those still open (tables.ts, MerchantRecord).
+const merchant = record<MerchantRecord>(
+  { publicKey: text, secretKey: text, createdAt: text, released: { type: 'boolean' } },
+  { publicKey: true, secretKey: true, createdAt: true },
+);
 
 const card = record<StoredCard>({ bin: text, last4: text, token: text }, { bin: true, last4: true, token: true });
 

@@ -7,12 +7,12 @@ import { StoreLock } from './lock.js';
 import { changeProblem } from './schema.js';
 import { SnapshotFile } from './snapshot.js';
 import type { SyncLevel } from './sync-level.js';
-import { Tables, type Change } from './tables.js';
+import { DEFAULT_MAX_MERCHANTS, Tables, type Change, type MerchantRecord } from './tables.js';
 import { readLog, WriteAheadLog } from './write-ahead-log.js';
 
 export { StoreOpenError, StoreUnavailableError } from './errors.js';
 export { SYNC_LEVELS, type SyncLevel } from './sync-level.js';
-export type { Change } from './tables.js';
+export { DEFAULT_MAX_MERCHANTS, type Change, type MerchantRecord } from './tables.js';
 
 /** Where the store keeps its state. */
 export interface StoreOptions {
@@ -33,6 +33,12 @@ export interface StoreOptions {
   retryEvery?: number;
   /** when an acknowledged change is fdatasync'd (README, "Durability levels"); default `normal` */
   sync?: SyncLevel;
+  /**
+   * the most merchants the store takes, an integer of at least 1; default
+   * DEFAULT_MAX_MERCHANTS (1 000). Merchants a store file already holds
+   * beyond it are kept and keep working; only new ones are refused.
+   */
+  maxMerchants?: number;
 }
 
 /**
@@ -72,6 +78,8 @@ export class Store {
   private constructor(
     private readonly tables: Tables,
     private readonly disk: Disk | undefined,
+    /** the most merchants it takes (StoreOptions.maxMerchants) */
+    readonly maxMerchants: number,
   ) {}
 
   /**
@@ -80,11 +88,14 @@ export class Store {
    * log, checking every record against its schema.
    * @throws StoreOpenError naming the file (and the log's line, or the pid
    *   holding the lock) when it cannot be trusted; nothing is written then
-   *   and every file is left byte for byte as it was
+   *   and every file is left byte for byte as it was. RangeError for a
+   *   `maxMerchants` that is not an integer of at least 1, before any file is touched.
    */
   static async open(options: StoreOptions = {}): Promise<Store> {
     const tuning = { snapshotEvery: options.snapshotEvery ?? 10_000, retryEvery: options.retryEvery ?? 1_000, sync: options.sync ?? 'normal' };
-    if (options.file === undefined) return new Store(new Tables(), undefined);
+    const maxMerchants = options.maxMerchants ?? DEFAULT_MAX_MERCHANTS;
+    if (!Number.isInteger(maxMerchants) || maxMerchants < 1) throw new RangeError(`maxMerchants must be an integer of at least 1, not ${maxMerchants}`);
+    if (options.file === undefined) return new Store(new Tables(), undefined, maxMerchants);
     const lock = await StoreLock.acquire(options.file);
     try {
       const snapshot = new SnapshotFile(options.file);
@@ -97,7 +108,7 @@ export class Store {
       const { log, changes } = await WriteAheadLog.open(`${options.file}.wal`);
       for (const change of changes) tables.replay(change);
       const found = { snapshotRecords, setAside: setAside.found };
-      return new Store(tables, new Disk(tables, snapshot, log, lock, aside, tuning, found));
+      return new Store(tables, new Disk(tables, snapshot, log, lock, aside, tuning, found), maxMerchants);
     } catch (error) {
       await lock.release();
       throw error instanceof StoreOpenError ? error : new StoreOpenError(`cannot open the store file ${options.file}: ${(error as Error).message}`);
@@ -129,14 +140,19 @@ export class Store {
     return this.disk?.trouble;
   }
 
-  /** The merchant with this public key, if the sandbox has seen it. */
-  merchant(publicKey: string): Merchant | undefined {
+  /** The merchant with this public key, if the sandbox has seen it, and whether a reset released it. */
+  merchant(publicKey: string): MerchantRecord | undefined {
     return this.tables.merchant(publicKey);
   }
 
   /** Every merchant the sandbox has seen. */
-  merchants(): Merchant[] {
+  merchants(): MerchantRecord[] {
     return this.tables.merchantList();
+  }
+
+  /** True while a new merchant can be put: the store holds fewer than `maxMerchants`. */
+  hasRoomForMerchant(): boolean {
+    return this.tables.merchantCount < this.maxMerchants;
   }
 
   /** The payment of one merchant with this paymentReference, if any. */
@@ -201,8 +217,10 @@ export class Store {
   }
 
   /**
-   * Records a merchant, deep-frozen. Durable after the next `commit()`.
-   * @throws StoreUnavailableError while the store cannot write; TypeError for a record that does not fit its schema
+   * Records a merchant, deep-frozen, bound to its secret key: it replaces the
+   * record of the same public key, released or not. Durable after the next `commit()`.
+   * @throws StoreUnavailableError while the store cannot write; TypeError for a record that does not fit its schema;
+   *   RangeError for a new merchant when the store holds `maxMerchants` already (see hasRoomForMerchant)
    */
   putMerchant(merchant: Merchant): void {
     this.change({ kind: 'merchant', merchant });
@@ -253,7 +271,9 @@ export class Store {
   /**
    * Forgets the payments, orders and deliveries of one merchant, or of all
    * when `publicKey` is absent, and sets its clock back to real time.
-   * Merchants and their notification URLs stay.
+   * Merchants and their notification URLs stay, each released: its tokens
+   * keep working, and its next key exchange may bring another secret key
+   * (MerchantRecord).
    * @throws StoreUnavailableError while the store cannot write
    */
   reset(publicKey?: string): void {
@@ -289,6 +309,10 @@ export class Store {
     // A record the schema refuses would make the store refuse to start next time: refuse it now.
     const problem = changeProblem(change);
     if (problem) throw new TypeError(`the ${change.kind} cannot be stored: ${problem}`);
+    // The domain refuses a new merchant beyond the bound first, in the API's terms; this keeps any other writer to it.
+    if (change.kind === 'merchant' && !this.hasRoomForMerchant() && this.tables.merchant(change.merchant.publicKey) === undefined) {
+      throw new RangeError(`the merchant cannot be stored: the store keeps at most ${this.maxMerchants} merchants`);
+    }
     const undo = this.tables.apply(change);
     this.disk?.queue(change, undo);
     for (const watcher of this.watchers) watcher(change);

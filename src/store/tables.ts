@@ -3,10 +3,30 @@ import type { Merchant } from '../model/records.js';
 import type { Order, Payment } from '../model/records.js';
 
 /**
+ * A merchant as the store keeps it: its key pair, and whether a reset
+ * released it. A released merchant's next key exchange may bring another
+ * secret key, which then binds it again (README, "Where the spec is silent",
+ * decision 27); until then its tokens keep working. Absent: bound.
+ */
+export interface MerchantRecord extends Merchant {
+  released?: boolean;
+}
+
+/**
+ * How many merchants a store keeps unless opened with `maxMerchants`: far
+ * more than the key pairs of a team's test suites, far fewer than a web page
+ * or a stranger could make it remember (README, "Security").
+ */
+export const DEFAULT_MAX_MERCHANTS = 1000;
+
+/**
  * One change to the state: the unit of the write-ahead log, one line each.
  * Each replaces whole records, so replaying a change twice is harmless. A
  * payment change carries the deliveries of the notifications it causes (the
  * outbox), so that one line holds both and a crash keeps both or neither.
+ * A reset releases the merchants it covers (MerchantRecord) by itself: its
+ * line stays `{kind, publicKey}`, as older logs hold it, and its replay
+ * releases them again.
  */
 export type Change =
   | { kind: 'merchant'; merchant: Merchant }
@@ -32,7 +52,7 @@ type Rows<T> = Map<string, T>;
  * merchant be reset without touching the others.
  */
 export class Tables {
-  private merchants = new Map<string, Merchant>();
+  private merchants = new Map<string, MerchantRecord>();
   private payments = new Map<string, Rows<Payment>>();
   private orders = new Map<string, Rows<Order>>();
   private byLinkingReference = new Map<string, Payment>();
@@ -42,13 +62,18 @@ export class Tables {
   private clocks = new Map<string, MerchantClock>();
 
   /** The merchant with this public key, if any. */
-  merchant(publicKey: string): Merchant | undefined {
+  merchant(publicKey: string): MerchantRecord | undefined {
     return this.merchants.get(publicKey);
   }
 
   /** Every merchant, in the order they were first put. */
-  merchantList(): Merchant[] {
+  merchantList(): MerchantRecord[] {
     return [...this.merchants.values()];
+  }
+
+  /** How many merchants the tables hold. */
+  get merchantCount(): number {
+    return this.merchants.size;
   }
 
   /** The payment of one merchant with this paymentReference, if any. */
@@ -158,7 +183,7 @@ export class Tables {
       case 'clock':
         return put(this.clocks, change.clock.publicKey, deepFreeze(change.clock));
       case 'reset':
-        // Merchants stay: tokens already handed out keep working after a reset.
+        // Merchants stay, so tokens already handed out keep working after a reset; each merchant reset is released.
         return change.publicKey === undefined ? this.resetAll() : this.resetOne(change.publicKey);
     }
   }
@@ -203,7 +228,9 @@ export class Tables {
 
   // Notification URLs stay, as merchants do: they are set-up, not state. Clocks go back to real time.
   private resetAll(): Undo {
-    const { payments, orders, byLinkingReference, deliveries, deliveryById, clocks } = this;
+    const { merchants, payments, orders, byLinkingReference, deliveries, deliveryById, clocks } = this;
+    // A new map in the same order: undoing the reset puts the old one back whole.
+    this.merchants = new Map([...merchants].map(([publicKey, merchant]) => [publicKey, releasedRecord(merchant)]));
     this.payments = new Map();
     this.orders = new Map();
     this.byLinkingReference = new Map();
@@ -211,11 +238,13 @@ export class Tables {
     this.deliveryById = new Map();
     this.clocks = new Map();
     return () => {
-      Object.assign(this, { payments, orders, byLinkingReference, deliveries, deliveryById, clocks });
+      Object.assign(this, { merchants, payments, orders, byLinkingReference, deliveries, deliveryById, clocks });
     };
   }
 
   private resetOne(publicKey: string): Undo {
+    const merchant = this.merchants.get(publicKey);
+    const undoRelease = merchant === undefined ? () => {} : put(this.merchants, publicKey, releasedRecord(merchant));
     const payments = this.payments.get(publicKey);
     const orders = this.orders.get(publicKey);
     const deliveries = this.deliveries.get(publicKey);
@@ -238,8 +267,14 @@ export class Tables {
         for (const delivery of deliveries.values()) this.deliveryById.set(delivery.id, delivery);
       }
       undoClock();
+      undoRelease();
     };
   }
+}
+
+// The record of a merchant a reset released: a new frozen record, as every change of a record is; the same one when it already was.
+function releasedRecord(merchant: MerchantRecord): MerchantRecord {
+  return merchant.released ? merchant : deepFreeze({ ...merchant, released: true });
 }
 
 /** Freezes a record and everything in it, so that no caller can change what the store holds. */
