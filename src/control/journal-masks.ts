@@ -2,9 +2,10 @@ import { HIDDEN, REDACTED } from '../redaction/redact.js';
 import { redactValue } from '../redaction/value.js';
 
 /**
- * The journal's masks for the bodies of the Payments API: fields whose whole
- * value is a credential though it may not look like one, on top of the
- * redaction by value (src/redaction/) that the journal applies to all it keeps.
+ * The journal's masks for the bodies of the Payments API that only the
+ * operation tells (the key of a key exchange, the tokens it issues), on top
+ * of the one redaction rule, by field name and by value (src/redaction/),
+ * that the journal applies to all it keeps.
  */
 
 /**

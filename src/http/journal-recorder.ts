@@ -21,9 +21,10 @@ export interface JournalDependencies {
  * with: answered (status and body), or closed without an answer by a fault
  * (status 0). What it says comes from the request's exchange: the facts of a
  * request that got as far as the selection, else what the request carried.
- * Credentials and card data never reach the journal: the credentials only a
- * field's name tells are hidden here, and the journal redacts by value and
- * bounds all it keeps.
+ * Credentials and card data never reach the journal: the credentials only
+ * the operation tells (a key exchange's secret, the tokens it issues) are
+ * hidden here, and the journal redacts by field name and by value
+ * (src/redaction/) and bounds all it keeps.
  */
 export function recordOnClose(req: IncomingMessage & { body?: unknown }, res: ServerResponse, exchange: ApiExchange, deps: JournalDependencies): void {
   const started = process.hrtime.bigint();

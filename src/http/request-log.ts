@@ -1,5 +1,7 @@
 import type { JournalEntry } from '../control/journal.js';
 import type { Delivery, DeliveryAttempt } from '../model/notifications.js';
+import { escapeControls } from '../redaction/controls.js';
+import { redactText } from '../redaction/redact.js';
 
 /** How much the sandbox logs: nothing, failed answers only, one line per request, or the bodies too. */
 export type LogLevel = 'silent' | 'error' | 'info' | 'debug';
@@ -22,6 +24,11 @@ export type RequestLog = ((entry: JournalEntry) => void) & { attempt: (delivery:
  * info; at debug the line carries the (redacted) bodies too. Each attempt
  * to deliver a notification is a line too (README, "Notifications"): at
  * info when acknowledged, at error when not, with the reason.
+ *
+ * A request is always one line, whatever its values hold: control
+ * characters (newlines, ANSI escapes, DEL and C1, line separators,
+ * bidirectional overrides) are written escaped, `\n`, `\u001b`, in both
+ * formats, so no value can forge a line or reach the terminal raw.
  * @returns undefined for `silent`, which costs nothing per request
  */
 export async function requestLog(level: LogLevel, format: LogFormat, destination?: NodeJS.WritableStream): Promise<RequestLog | undefined> {
@@ -31,19 +38,25 @@ export async function requestLog(level: LogLevel, format: LogFormat, destination
   // buffered is written at least every FLUSH_EVERY_MS, and before the process exits.
   const stream = destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096 });
   if (destination === undefined) flushNowAndThen(stream as ReturnType<typeof pino.destination>);
-  const logger = format === 'json' ? pino({ level, base: undefined }, stream) : undefined;
+  // pino escapes C0 in its JSON but writes DEL, C1 and the Unicode separators and overrides raw:
+  // each line is escaped once more, which leaves its JSON meaning as it was.
+  const escaped = { write: (line: string) => stream.write(line.endsWith('\n') ? `${escapeControls(line.slice(0, -1))}\n` : escapeControls(line)) };
+  const logger = format === 'json' ? pino({ level, base: undefined }, escaped) : undefined;
   const attempt = (delivery: Delivery, made: DeliveryAttempt) => {
     if (made.acknowledged && level === 'error') return;
     const answered = made.status === undefined ? 'no answer' : String(made.status);
     const outcome = made.acknowledged ? 'acknowledged' : `not acknowledged (${made.reason ?? ''}); ${delivery.state === 'scheduled' ? `next attempt ${delivery.dueAt}` : delivery.state}`;
-    const message = `NOTIFY ${delivery.event.eventType} ${delivery.id} ${made.url} ${answered} ${Math.round(made.latencyMs * 10) / 10}ms ${delivery.paymentReference} ${outcome}`;
+    // The reference and the URL were chosen by a client: redacted as the journal redacts them.
+    const url = redactText(made.url);
+    const paymentReference = redactText(delivery.paymentReference);
+    const message = `NOTIFY ${delivery.event.eventType} ${delivery.id} ${url} ${answered} ${Math.round(made.latencyMs * 10) / 10}ms ${paymentReference} ${outcome}`;
     if (!logger) {
-      stream.write(`[${clock(made.at)}] ${made.acknowledged ? 'INFO' : 'ERROR'}: ${message}\n`);
+      stream.write(`${escapeControls(`[${clock(made.at)}] ${made.acknowledged ? 'INFO' : 'ERROR'}: ${message}`)}\n`);
       return;
     }
     const fields = {
-      notification: delivery.id, eventType: delivery.event.eventType, eventId: delivery.event.eventId, url: made.url, status: made.status,
-      acknowledged: made.acknowledged, reason: made.reason, ms: made.latencyMs, state: delivery.state, paymentReference: delivery.paymentReference, publicKey: delivery.publicKey,
+      notification: delivery.id, eventType: delivery.event.eventType, eventId: delivery.event.eventId, url, status: made.status,
+      acknowledged: made.acknowledged, reason: made.reason, ms: made.latencyMs, state: delivery.state, paymentReference, publicKey: delivery.publicKey,
     };
     logger[made.acknowledged ? 'info' : 'error'](fields, message);
   };
@@ -56,7 +69,7 @@ export async function requestLog(level: LogLevel, format: LogFormat, destination
     const message = [entry.method, entry.path, answered, code ?? '-', entry.scenario ?? '-', `${ms}ms`, entry.paymentReference ?? ''].join(' ').trimEnd();
     if (!logger) {
       // One line for a person: the time, the level, the sentence.
-      stream.write(`[${clock(entry.time)}] ${failed ? 'ERROR' : 'INFO'}: ${message}${level === 'debug' ? ` ${JSON.stringify({ request: entry.request, response: entry.response })}` : ''}\n`);
+      stream.write(`${escapeControls(`[${clock(entry.time)}] ${failed ? 'ERROR' : 'INFO'}: ${message}${level === 'debug' ? ` ${JSON.stringify({ request: entry.request, response: entry.response })}` : ''}`)}\n`);
       return;
     }
     const fields = {

@@ -1,17 +1,28 @@
 import { maskCardNumbers } from './card-numbers.js';
 
 /**
- * Redaction by value, for whatever the sandbox keeps or prints of a request
- * (the journal, logs): credentials and card data are found by what they look
- * like, not by the field they were sent in, since clients put them anywhere
- * (a card number sent as a JSON number, a secret key pasted in a description).
+ * Redaction, for whatever the sandbox keeps or prints of a request (the
+ * journal, logs): credentials and card data are found by what they look
+ * like, not only by the field they were sent in, since clients put them
+ * anywhere (a card number sent as a JSON number, a secret key pasted in a
+ * description).
  *
- * - a 12-19 digit run that passes the Luhn check: BIN and last four kept;
+ * - 12-19 digits that pass the Luhn check, in one run or in groups split by
+ *   spaces, tabs, '-', '.', '_' or '/': BIN and last four kept
+ *   (src/redaction/card-numbers.ts);
  * - secret keys (`SBTESTSECK_...`, `SBSECK_...`), bearer tokens
  *   (`SBTOKEN_...`) and card tokens (`SBCTK_...`): the prefix kept, the rest
  *   `[redacted]`, anywhere in any string;
- * - fields named `cvv` or `pin`, in any case and at any depth: `***`;
+ * - in a JSON value, fields masked by their name whatever their value: card
+ *   number fields keep BIN and last four, CVV, PIN and OTP fields are `***`
+ *   (src/redaction/fields.ts, applied by `redactValue`);
  * - the Authorization, Proxy-Authorization and Cookie headers: `[redacted]`.
+ *
+ * These are the one rule for all the sandbox shows of what a client sent:
+ * the journal (and so the dashboard and the request log, which show its kept
+ * form), the log's notification lines and the attempts kept of a
+ * notification go through `redactText` or `redactValue`; a stored card is
+ * shown with `maskStoredCard`, the same mask.
  *
  * The sandbox's own public identifiers (public keys, linkingReference,
  * wallet and customer ids) are left whole: their hex or digits may look like
@@ -21,11 +32,8 @@ import { maskCardNumbers } from './card-numbers.js';
 /** What replaces a credential, or a header that carries one. */
 export const REDACTED = '[redacted]';
 
-/** What replaces the value of a `cvv` or `pin` field. */
+/** What replaces the value of a CVV, PIN or OTP field, or of a card number field not written in digits. */
 export const HIDDEN = '***';
-
-/** Field names whose value is hidden whatever it is, compared in lower case. */
-export const SECRET_FIELDS: ReadonlySet<string> = new Set(['cvv', 'pin']);
 
 /** Headers that carry credentials, hidden whole. */
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
@@ -44,13 +52,15 @@ export function redactText(text: string): string {
   // Most strings hold neither a prefix nor four digits in a row, or are one public identifier: leave them at once.
   if (!MAYBE_SECRET.test(text) || ONE_PUBLIC_IDENTIFIER.test(text)) return text;
   const hidden = text.replace(CREDENTIALS, (_found, key: string | undefined, token: string | undefined) => `${key ?? token}${REDACTED}`);
+  // exec on the one shared expression: matchAll would copy it for every string.
   let masked = '';
   let from = 0;
-  for (const identifier of hidden.matchAll(PUBLIC_IDENTIFIERS)) {
+  PUBLIC_IDENTIFIERS.lastIndex = 0;
+  for (let identifier = PUBLIC_IDENTIFIERS.exec(hidden); identifier !== null; identifier = PUBLIC_IDENTIFIERS.exec(hidden)) {
     masked += maskCardNumbers(hidden.slice(from, identifier.index)) + identifier[0];
     from = identifier.index + identifier[0].length;
   }
-  return masked + maskCardNumbers(hidden.slice(from));
+  return from === 0 ? maskCardNumbers(hidden) : masked + maskCardNumbers(hidden.slice(from));
 }
 
 /**

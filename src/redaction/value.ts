@@ -1,5 +1,6 @@
-import { maskCardNumbers } from './card-numbers.js';
-import { HIDDEN, redactText, SECRET_FIELDS } from './redact.js';
+import { maskCardField, maskCardNumbers } from './card-numbers.js';
+import { maskOfField } from './fields.js';
+import { HIDDEN, redactText } from './redact.js';
 
 /** How far `redactValue` goes, and what it puts where it stops. */
 export interface RedactOptions {
@@ -15,14 +16,13 @@ export interface RedactOptions {
   stopAfter?: number;
 }
 
-// Lengths of the hidden field names, to skip lower-casing every other name.
-const SECRET_LENGTHS = new Set([...SECRET_FIELDS].map((name) => name.length));
-
 /**
  * A redacted copy of a JSON value (a parsed body, a query): strings and
  * property names go through `redactText`, a number that is a card number
- * becomes its masked string, `cvv` and `pin` fields (any case, any depth) are
- * `***`. The input is not changed.
+ * becomes its masked string; fields masked by name (any case, any depth:
+ * src/redaction/fields.ts) are masked whatever their value: a card number field
+ * keeps its BIN and last four even when it fails the Luhn check (`***` when
+ * it is not digits), a CVV, PIN or OTP field is `***`. The input is not changed.
  *
  * It never recurses deeper than `maxDepth`, so a body nested 10,000 levels
  * deep cannot overflow the stack of whoever renders the copy; with
@@ -81,9 +81,10 @@ export function redactMeasured(value: unknown, options: RedactOptions = {}): { c
       if (field === undefined || typeof field === 'function' || typeof field === 'symbol') continue;
       if (written > stopAfter) break;
       const key = redactText(name);
-      written += JSON.stringify(key).length + (first ? 1 : 2);
+      written += jsonLength(key) + (first ? 1 : 2);
       first = false;
-      const kept = SECRET_LENGTHS.has(name.length) && SECRET_FIELDS.has(name.toLowerCase()) ? scalar(HIDDEN) : walk(field, depth + 1);
+      const mask = maskOfField(name);
+      const kept = mask === undefined ? walk(field, depth + 1) : scalar(mask === 'card' ? maskCardField(field, HIDDEN) : HIDDEN);
       // A `__proto__` field stays a plain field, as JSON.parse made it.
       if (key === '__proto__') Object.defineProperty(copy, key, { value: kept, enumerable: true, writable: true, configurable: true });
       else copy[key] = kept;

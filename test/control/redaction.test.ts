@@ -5,7 +5,7 @@ import { maskCardNumbers, passesLuhn } from '../../src/redaction/card-numbers.js
 import { redactHeaders, redactText } from '../../src/redaction/redact.js';
 import { redactValue } from '../../src/redaction/value.js';
 import { ControlClient } from '../support/control.js';
-import { ApiClient, cardPayment, sandboxForTest, type TestMerchant } from '../support/sandbox.js';
+import { accountPayment, ApiClient, cardPayment, momoPayment, sandboxForTest, type TestMerchant } from '../support/sandbox.js';
 
 /**
  * Redaction by value: whatever field, JSON type, header or query parameter a
@@ -162,5 +162,40 @@ describe('what the journal keeps of a request', () => {
     const found = await control.requests({ paymentReference: reference });
     expect(found.body.requests.map((entry: { paymentReference: string }) => entry.paymentReference)).toEqual(['400000******0002']);
     expect(JSON.stringify(found.body)).not.toContain(reference);
+  });
+
+  it('hides the OTP of validate and momo/otp, every card field by name whatever its value, and card numbers written with any separator', async () => {
+    const initiated = await api.as(merchant, 'POST', '/payments/initiates', accountPayment({ paymentReference: 'SBREF-REDACT-OTP' }));
+    await api.as(merchant, 'POST', '/payments/validate', { linkingReference: initiated.body.data.payments.linkingReference, otp: '246810' });
+    const momo = await api.as(merchant, 'POST', '/payments/initiates', momoPayment({ paymentReference: 'SBREF-REDACT-MOMO' }));
+    await api.as(merchant, 'POST', '/payments/momo/otp', { linkingReference: momo.body.data.payments.linkingReference, otp: '135790' });
+    await request(sandbox.app)
+      .post('/api/v2/payments/initiates?otp=112233')
+      .set('Authorization', `Bearer ${merchant.token}`)
+      .send(
+        cardPayment({
+          publicKey: merchant.publicKey,
+          paymentReference: 'SBREF-REDACT-SEPARATORS',
+          cardNumber: '5123450000000009',
+          productDescription: 'cards 4111.1111.1111.1111, 5123_4500_0000_0008, 6011/1111/1111/1117, 3782\t822463\t10005, 51234500  00000008',
+          customization: { card_number: 'not a number', pan: 4000000000000002 },
+        }),
+      );
+
+    const entries = (await control.requests({ publicKey: merchant.publicKey })).body.requests as any[];
+    const text = JSON.stringify(entries);
+    for (const secret of ['246810', '135790', '112233', '5123450000000009', '4111.1111.1111.1111', '5123_4500_0000_0008', '6011/1111/1111/1117', '3782\\t822463\\t10005', '51234500  00000008', 'not a number', '4000000000000002']) {
+      expect(text, secret).not.toContain(secret);
+    }
+    const byPath = (path: string) => entries.find((entry) => entry.path === path)!;
+    expect(byPath('/payments/validate').request.body.otp).toBe('***');
+    expect(byPath('/payments/momo/otp').request.body.otp).toBe('***');
+    const initiate = entries.find((entry) => entry.paymentReference === 'SBREF-REDACT-SEPARATORS')!;
+    expect(initiate.request.query).toEqual({ otp: '***' });
+    expect(initiate.request.body).toMatchObject({
+      cardNumber: '512345******0009',
+      productDescription: 'cards 4111.11**.****.1111, 5123_45**_****_0008, 6011/11**/****/1117, 3782\t82****\t*0005, 512345**  ****0008',
+      customization: { card_number: '***', pan: '400000******0002' },
+    });
   });
 });

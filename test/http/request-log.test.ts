@@ -1,17 +1,23 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LogFormat, LogLevel, Sandbox } from '../../src/index.js';
-import { accountPayment, ApiClient, cardPayment, sandboxForTest } from '../support/sandbox.js';
+import { accountPayment, ApiClient, cardPayment, momoPayment, sandboxForTest } from '../support/sandbox.js';
 import { banner, run, stopAll, TIMEOUT, within } from '../support/process.js';
+import { ControlClient } from '../support/control.js';
+import { Receiver } from '../support/receiver.js';
 
 /** The request log: one line per Payments API request, never a secret (README, "Logs"). */
 
 const SECRETS = ['5123450000000008', '"cvv":"123"', '"pin":"1234"', 'SBTESTSECK_', 'SBTOKEN_'];
 let sandbox: Sandbox | undefined;
 
+let receiver: Receiver | undefined;
+
 afterEach(async () => {
   await sandbox?.close();
   sandbox = undefined;
+  await receiver?.close();
+  receiver = undefined;
   await stopAll();
 });
 
@@ -84,5 +90,72 @@ describe('the request log', () => {
     expect(JSON.parse(after[0]!)).toMatchObject({ method: 'POST', status: 200, code: '00' });
     expect(JSON.parse(after[1]!)).toMatchObject({ method: 'GET', status: 404 });
     expect(after.join('\n')).not.toContain('SBTESTSECK_');
+  });
+
+  describe('whatever a client puts in a value', () => {
+    // A reference that writes a line of its own, clears the screen, and turns the rest of the line around.
+    const FORGED = 'SBREF-FORGE\n[00:00:00.000] INFO: forged\r\u001b[2J\u001b[31mred\u0085\u009b\u2028\u202eevil';
+    const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+    async function forgery(api: ApiClient): Promise<void> {
+      const merchant = await api.merchant();
+      await api.as(merchant, 'POST', '/payments/initiates', cardPayment({ paymentReference: FORGED }));
+    }
+
+    it('pretty: one request is one line, with its control characters escaped, and no escape reaches the terminal', async () => {
+      for (const level of ['info', 'debug'] as const) {
+        const lines = await logged(level, 'pretty', forgery);
+        expect(lines, level).toHaveLength(sandbox!.journal.count);
+        const line = lines.filter((one) => one.includes('SBREF-FORGE'));
+        expect(line, level).toHaveLength(1);
+        expect(line[0], level).toContain('SBREF-FORGE\\n[00:00:00.000] INFO: forged\\r\\u001b[2J\\u001b[31mred\\u0085\\u009b\\u2028\\u202eevil');
+        expect(lines.filter((one) => one.includes('forged')), level).toHaveLength(1);
+        expect(lines.join('\n'), level).not.toMatch(RAW_CONTROL);
+        if (level === 'info') await sandbox!.close();
+      }
+    });
+
+    it('as JSON: still one valid line a request, with the value as it came and no raw control character', async () => {
+      const lines = await logged('debug', 'json', forgery);
+      expect(lines).toHaveLength(sandbox!.journal.count);
+      expect(lines.join('\n')).not.toMatch(RAW_CONTROL);
+      const initiate = lines.map((line) => JSON.parse(line)).find((entry) => entry.path === '/payments/initiates');
+      expect(initiate.paymentReference).toBe(FORGED);
+    });
+  });
+
+  it('at debug level hides the OTP of validate and momo/otp, and card numbers in any field and any grouping', async () => {
+    const lines = await logged('debug', 'json', async (api) => {
+      const merchant = await api.merchant();
+      const card = await api.as(merchant, 'POST', '/payments/initiates', cardPayment({ paymentReference: 'SBREF-LOG-OTP', cardNumber: '5123450000000009', productDescription: 'card 5123.4500.0000.0008' }));
+      await api.as(merchant, 'POST', '/payments/validate', { linkingReference: card.body.data.payments?.linkingReference ?? 'SBLNK_none', otp: '654321' });
+      const momo = await api.as(merchant, 'POST', '/payments/initiates', momoPayment({ paymentReference: 'SBREF-LOG-MOMO' }));
+      await api.as(merchant, 'POST', '/payments/momo/otp', { linkingReference: momo.body.data.payments.linkingReference, otp: '987654' });
+    });
+    const text = lines.join('\n');
+    for (const secret of ['654321', '987654', '5123450000000009', '5123.4500.0000.0008']) expect(text, secret).not.toContain(secret);
+    const entries = lines.map((line) => JSON.parse(line));
+    const otps = entries.filter((entry) => entry.path === '/payments/validate' || entry.path === '/payments/momo/otp').map((entry) => entry.request.body.otp);
+    expect(otps).toEqual(['***', '***']);
+    const initiate = entries.find((entry) => entry.paymentReference === 'SBREF-LOG-OTP' && entry.path === '/payments/initiates')!;
+    expect(initiate.request.body).toMatchObject({ cardNumber: '512345******0009', productDescription: 'card 5123.45**.****.0008' });
+  });
+
+  it('a notification attempt is one line, its reference redacted and escaped like a request', async () => {
+    const reference = '4111111111111111\u001b[2J\nforged';
+    const lines = await logged('info', 'pretty', async (api) => {
+      receiver = await Receiver.start();
+      const merchant = await api.merchant();
+      const control = await ControlClient.for(sandbox!);
+      expect((await control.send('PUT', `/webhooks/${merchant.publicKey}`, { body: { url: receiver.url } })).status).toBe(200);
+      const initiated = await api.as(merchant, 'POST', '/payments/initiates', accountPayment({ paymentReference: reference }));
+      await api.as(merchant, 'POST', '/payments/validate', { linkingReference: initiated.body.data.payments.linkingReference, otp: '123456' });
+      await expect.poll(() => receiver!.received.length, { timeout: 5000 }).toBe(1);
+    });
+    const notify = lines.filter((line) => line.includes('NOTIFY'));
+    expect(notify).toHaveLength(1);
+    expect(notify[0]).toContain('411111******1111\\u001b[2J\\nforged acknowledged');
+    expect(lines.join('\n')).not.toContain('4111111111111111');
+    expect(lines.join('\n')).not.toContain('\u001b');
   });
 });
