@@ -1,4 +1,10 @@
-# payments-sandbox as a service container: docker build -t payments-sandbox . && docker run -p 4010:4010 payments-sandbox
+# payments-sandbox as a service container:
+#   docker build -t payments-sandbox .
+#   docker run -p 4010:4010 -e SANDBOX_CONTROL_TOKEN="<a secret of yours>" payments-sandbox
+# It listens on every interface of the container: without SANDBOX_CONTROL_TOKEN, anyone who reaches the
+# published port can reset it and read every merchant's journal (its banner says so). With it, the control
+# API asks for Authorization: Bearer <the token>; /__sandbox/health, which the HEALTHCHECK asks, does not.
+
 # Build stage: every dependency, the TypeScript build and the prepared documents.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
@@ -11,6 +17,7 @@ COPY scenarios ./scenarios
 RUN npm run build
 
 # Run stage: production dependencies only, as the unprivileged node user.
+# No control token is baked in: a token written here would be the same for every container of the image.
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
     SANDBOX_HOST=0.0.0.0 \

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Express } from 'express';
 import seedrandom from 'seedrandom/seedrandom.js';
 import { createApp, API_BASE } from './http/app.js';
-import { tolerateTrailingBytes } from './http/client-errors.js';
+import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, reapConnections, tolerateTrailingBytes } from './http/client-errors.js';
 import { HungConnections } from './http/faults.js';
 import { requestLog, type LogFormat, type LogLevel } from './http/request-log.js';
 import { Journal } from './control/journal.js';
@@ -38,6 +38,9 @@ export const EVERY_INTERFACE = new Set(['0.0.0.0', '::', '[::]']);
 
 /** How many requests the journal keeps when `journalSize` is not given, and its memory bound when `journalMaxBytes` is not (32 MiB, `--journal-max-mb 32`). */
 export { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE };
+
+/** How long a connection may stay silent before its first request (30 s), and how many each listener holds open at once (2000), unless `idleTimeoutMs` and `maxConnections` say otherwise (README, "Security"). */
+export { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS };
 
 /** How to start a sandbox. Every field is optional. */
 export interface SandboxOptions {
@@ -87,6 +90,10 @@ export interface SandboxOptions {
   caDir?: string;
   /** every merchant's notification URL unless it sets its own (`--webhook-url`; README, "Notifications"); absent: none */
   webhookUrl?: string;
+  /** milliseconds of silence before its first request after which a connection is closed (`--idle-timeout`, in seconds); default DEFAULT_IDLE_TIMEOUT_MS (30 s); between requests, the shorter of this and 5 s */
+  idleTimeoutMs?: number;
+  /** connections each listener holds open at once, a new one beyond it closed at once (`--max-connections`); default DEFAULT_MAX_CONNECTIONS (2000) */
+  maxConnections?: number;
 }
 
 /** A running sandbox. */
@@ -117,6 +124,8 @@ export interface Sandbox {
   webhooks: SandboxWebhooks;
   /** each merchant's clock (README, "Time") */
   clocks: MerchantClocks;
+  /** what the start found worth a warning, one paragraph each (the CLI prints them in its banner; the log has them too): today, a control API open to the network without a token (README, "Security") */
+  warnings: readonly string[];
   /** what falls due and when; `agenda.advance(publicKey, ms)` moves a merchant's clock as the control API does */
   agenda: Agenda;
   /** stops accepting connections, waits for pending writes, writes a last snapshot */
@@ -141,11 +150,15 @@ export function controlOperations(): Promise<HttpOperation[]> {
 /**
  * Starts a sandbox: loads the OpenAPI document and the scenario catalogue,
  * opens the store, and listens.
+ * Listening beyond loopback without `controlToken` is allowed, with a warning
+ * in `Sandbox.warnings` and in the log (README, "Security").
  * @throws StoreOpenError or CatalogueError, naming the file, when either cannot be read;
- *   Error when `scenario` names no rule of the catalogue, or an `allowedHosts` or `tlsHosts` entry is no host name;
+ *   Error when `scenario` names no rule of the catalogue, an `allowedHosts` or `tlsHosts` entry is no host name,
+ *   or `idleTimeoutMs` or `maxConnections` is not a positive number (a whole one for `maxConnections`);
  *   CertificateAuthorityError when HTTPS is asked for and the CA folder cannot be used.
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const limits = connectionLimits(options);
   // The log's module loads while the documents are read.
   const logging = requestLog(options.logLevel ?? 'silent', options.logFormat ?? 'pretty', options.logDestination);
   const [operations, controls, scenarios] = await Promise.all([
@@ -206,7 +219,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   // Without a Host, Node would answer its own bodiless 400: the Host guard answers instead, in the API's shape.
   const server = createServer({ requireHostHeader: false }, listener);
-  tolerateTrailingBytes(server);
+  // Every listener (HTTP, HTTPS, proxy) shapes its parser's refusals and bounds its connections alike.
+  const prepare = (each: Server | HttpsServer) => {
+    tolerateTrailingBytes(each);
+    reapConnections(each, limits);
+  };
+  prepare(server);
   const host = options.host ?? '127.0.0.1';
   try {
     await new Promise<void>((resolve, reject) => {
@@ -218,7 +236,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     await store.close().catch(() => undefined);
     throw error;
   }
-  const { port } = server.address() as AddressInfo;
+  const { address, port } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   // Every interface is no address to hand out: links name this machine, which is what a client here can reach.
   publicUrl = (options.publicUrl ?? (EVERY_INTERFACE.has(host) ? `http://localhost:${port}` : url)).replace(/\/+$/, '');
@@ -229,13 +247,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     try {
       // Loaded only when asked for: the certificate code brings a crypto library the plain HTTP sandbox never needs.
       const { startTlsListeners } = await import('./tls/listeners.js');
-      tls = await startTlsListeners(listener, { host, httpsPort: options.httpsPort, proxyPort: options.proxyPort, tlsHosts: options.tlsHosts, caDir: options.caDir, prepare: tolerateTrailingBytes });
+      tls = await startTlsListeners(listener, { host, httpsPort: options.httpsPort, proxyPort: options.proxyPort, tlsHosts: options.tlsHosts, caDir: options.caDir, prepare });
     } catch (error) {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await store.close();
       throw error;
     }
   }
+  const warnings = !isLoopback(address) && !options.controlToken ? [openWarning(host, port)] : [];
+  for (const warning of warnings) warnInLog(warning, options);
   agenda.start();
   state = 'ok';
   let closing: Promise<void> | undefined;
@@ -257,6 +277,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     webhooks: new SandboxWebhooks(store),
     clocks,
     agenda,
+    warnings,
     close: () =>
       (closing ??= (async () => {
         state = 'stopping';
@@ -272,6 +293,47 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         await store.close();
       })()),
   };
+}
+
+// The connection bounds of the options, checked: a zero or negative one would close every connection, or none.
+function connectionLimits(options: SandboxOptions): { idleTimeoutMs: number; maxConnections: number } {
+  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  if (!Number.isFinite(idleTimeoutMs) || idleTimeoutMs <= 0) throw new Error(`idleTimeoutMs must be a positive number of milliseconds, not ${idleTimeoutMs}`);
+  if (!Number.isInteger(maxConnections) || maxConnections < 1) throw new Error(`maxConnections must be a whole number of at least 1, not ${maxConnections}`);
+  return { idleTimeoutMs, maxConnections };
+}
+
+/**
+ * True for an address only this machine can reach: 127.0.0.0/8 and ::1, as
+ * `server.address()` writes them (an IPv4-mapped one included). A host name
+ * is judged by the address it was resolved to.
+ */
+export function isLoopback(address: string): boolean {
+  return address.startsWith('127.') || address === '::1' || address.startsWith('::ffff:127.');
+}
+
+// What a control API open to the network means, and how to close it (README, "Security").
+function openWarning(host: string, port: number): string {
+  const where = EVERY_INTERFACE.has(host) ? `every interface (${host})` : host;
+  return (
+    `the control API is open to the network: listening on ${where} with no control token, so anyone who can reach port ${port} ` +
+    "can reset the sandbox, change its scenarios, settle payments, point notifications anywhere and read every merchant's journal. " +
+    'Set a token (--control-token <token>, or SANDBOX_CONTROL_TOKEN) and send Authorization: Bearer <token> to the control API, or listen on 127.0.0.1.'
+  );
+}
+
+// A warning as one line of the log, in its format (README, "Logs"): the request log has lines for requests and
+// notifications only, and a warning at start-up precedes both. Silent and error-only logs leave it out.
+function warnInLog(warning: string, options: SandboxOptions): void {
+  const level = options.logLevel ?? 'silent';
+  if (level === 'silent' || level === 'error') return;
+  const now = new Date();
+  const line =
+    options.logFormat === 'json'
+      ? JSON.stringify({ level: 40, time: now.getTime(), msg: warning })
+      : `[${now.toTimeString().slice(0, 8)}.${String(now.getMilliseconds()).padStart(3, '0')}] WARN: ${warning}`;
+  (options.logDestination ?? process.stdout).write(`${line}\n`);
 }
 
 // The time in ISO 8601, formatted once per millisecond: a request reads it several times, and formatting is not free.

@@ -4,6 +4,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { SandboxOptions } from '../index.js';
 import { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE } from '../defaults.js';
 import { caDirOption, tlsBanner, tlsHosts } from './tls-options.js';
+import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS } from '../http/client-errors.js';
 import { hostName } from '../http/host-guard.js';
 import { LOG_LEVELS } from '../http/request-log.js';
 import { SYNC_LEVELS, type SyncLevel } from '../store/sync-level.js';
@@ -21,7 +22,7 @@ Examples:
   $ payments-sandbox                                   # http://127.0.0.1:4010/api/v2, state in ./${DEFAULT_DATA_FILE}
   $ payments-sandbox --port 4010 --data /tmp/sb.json   # state in /tmp/sb.json (and /tmp/sb.json.wal)
   $ payments-sandbox --in-memory --port 0              # nothing written; a free port
-  $ payments-sandbox --host 0.0.0.0 --public-url http://sandbox:4010   # in a container, behind a service name
+  $ payments-sandbox --host 0.0.0.0 --public-url http://sandbox:4010 --control-token "$SANDBOX_TOKEN"   # in a container, behind a service name
   $ payments-sandbox --scenario flaky-internal-error --seed 42         # one request in five fails, the same ones each run
   $ payments-sandbox scenarios list                    # the scenario catalogue
   $ payments-sandbox --https-port 4443 --proxy-port 4080 --tls-host seerbitapi.com   # for an SDK with a hard-wired host
@@ -54,6 +55,8 @@ interface Flags {
   tlsHost?: string[];
   caDir?: string;
   webhookUrl?: string;
+  idleTimeout: number;
+  maxConnections: number;
 }
 
 /** The command-line program (README, "Configuration"). */
@@ -87,6 +90,8 @@ export function program(): Command {
     .addOption(new Option('--tls-host <name>', 'a host name the certificate covers and the proxy reaches (repeatable; env: comma-separated)').env('SANDBOX_TLS_HOSTS').argParser(tlsHosts))
     .addOption(caDirOption())
     .addOption(new Option('--webhook-url <url>', "every merchant's notification URL, unless it sets its own over the control API").env('SANDBOX_WEBHOOK_URL').argParser(httpUrl))
+    .addOption(new Option('--idle-timeout <s>', 'close a connection that sends nothing for this many seconds before its first request').env('SANDBOX_IDLE_TIMEOUT').default(DEFAULT_IDLE_TIMEOUT_MS / 1000).argParser(seconds))
+    .addOption(new Option('--max-connections <n>', 'connections each listener holds open at once; one more is closed at once').env('SANDBOX_MAX_CONNECTIONS').default(DEFAULT_MAX_CONNECTIONS).argParser(positive))
     .version(VERSION, '-V, --version', 'print the version')
     .addHelpText('after', EXAMPLES)
     // One line and where to look, not thirty lines of help after every mistake.
@@ -200,6 +205,8 @@ async function serve(flags: Flags): Promise<void> {
     tlsHosts: flags.tlsHost,
     caDir: flags.caDir === undefined ? undefined : resolve(flags.caDir),
     webhookUrl: flags.webhookUrl,
+    idleTimeoutMs: flags.idleTimeout * 1000,
+    maxConnections: flags.maxConnections,
   };
   const { CatalogueError, CertificateAuthorityError, EVERY_INTERFACE, sampleKeyPair, startSandbox, StoreOpenError } = await import('../index.js');
   let sandbox;
@@ -216,8 +223,10 @@ async function serve(flags: Flags): Promise<void> {
   const everywhere = EVERY_INTERFACE.has(options.host ?? '') && options.publicUrl === undefined;
   const origin = everywhere ? sandbox.publicUrl : sandbox.url;
   const listening = everywhere ? `\n  listening     ${sandbox.url} (every interface); links use localhost: --public-url names this machine for others` : '';
+  // First, where it cannot be missed: each warning wrapped under a WARNING heading.
+  const warnings = sandbox.warnings.map((warning) => `\n  WARNING: ${wrap(warning, 72).join('\n           ')}\n`).join('');
   console.log(`payments-sandbox is serving the Payments API v2
-
+${warnings}
   API base      ${origin}/api/v2
   links base    ${sandbox.publicUrl}${listening}
   control API   ${origin}/__sandbox  (health: ${origin}/__sandbox/health)
@@ -301,6 +310,25 @@ function allowedHosts(value: string, previous: string[] = []): string[] {
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);
   }
+}
+
+function seconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('a positive number of seconds');
+  return n;
+}
+
+// Words in lines of at most `width` characters (a longer word has a line of its own).
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  return line === '' ? lines : [...lines, line];
 }
 
 function megabytes(value: string): number {

@@ -45,22 +45,10 @@ export function returnUrlOf(payment: Payment): string | undefined {
 }
 
 /**
- * True when the customer may be sent to `url`: an absolute http or https URL.
- * Anything else was kept as sent (README, "Accepted beyond the spec"), and
- * the pages show the result instead of redirecting.
- */
-export function isRedirectable(url: string): boolean {
-  if (!/^https?:\/\/[^/]/i.test(url)) return false;
-  try {
-    return ['http:', 'https:'].includes(new URL(url).protocol);
-  } catch {
-    return false;
-  }
-}
-
-/**
  * The merchant's return URL with the outcome in its query string:
  * paymentReference, code, message and status (README, "Pages").
+ * @param url a redirect target (isRedirectTarget, src/model/redirect-targets.ts)
+ * @throws TypeError when `url` is no URL a browser parses
  */
 export function returnWithOutcome(url: string, payment: Payment): string {
   const target = new URL(url);

@@ -1,11 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import express, { type Request, type Response, type Router } from 'express';
 import {
-  cancelByCustomer, completeCardAuthentication, isRedirectable, payByAccount, payByCard, payByTransfer, returnUrlOf, returnWithOutcome, transferSent,
+  cancelByCustomer, completeCardAuthentication, payByAccount, payByCard, payByTransfer, returnUrlOf, returnWithOutcome, transferSent,
   type CustomerContext, type CustomerStep,
 } from '../domain/customer.js';
 import { commitWrites } from '../domain/commit.js';
 import type { Payment } from '../model/records.js';
+import { isRedirectTarget } from '../model/redirect-targets.js';
 import { authenticatePage, checkoutPage, notFoundPage, resultPage } from './templates.js';
 
 /** The pages' static files (style sheet, dashboard): src/pages/assets, found from src/ and from dist/ alike. */
@@ -43,7 +44,7 @@ export function pagesRouter(ctx: CustomerContext): Router {
     // The next step of the checkout, or the page as it now stands (a refused step).
     if (step.next !== 'return') return res.redirect(303, self);
     const back = returnUrlOf(step.payment);
-    if (back && isRedirectable(back)) return res.redirect(303, returnWithOutcome(back, step.payment));
+    if (back && isRedirectTarget(back)) return res.redirect(303, returnWithOutcome(back, step.payment));
     res.type('html').send(resultPage(step.payment, undefined, back));
   };
 
@@ -112,5 +113,5 @@ export function pagesRouter(ctx: CustomerContext): Router {
 
 function settled(payment: Payment): string {
   const back = returnUrlOf(payment);
-  return back && isRedirectable(back) ? resultPage(payment, returnWithOutcome(back, payment)) : resultPage(payment, undefined, back);
+  return back && isRedirectTarget(back) ? resultPage(payment, returnWithOutcome(back, payment)) : resultPage(payment, undefined, back);
 }

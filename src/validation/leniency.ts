@@ -1,4 +1,5 @@
 import { isLosslessNumber, parse } from 'lossless-json';
+import { isRedirectTarget } from '../model/redirect-targets.js';
 import type { Violation } from './violations.js';
 
 /**
@@ -11,8 +12,9 @@ import type { Violation } from './violations.js';
  *   decimals with at most 2 places;
  * - `null` for a field: as if the field were left out;
  * - `paymentType: "TRANSFER"`: the transfer variant;
- * - a callbackUrl / redirectUrl that is not an absolute http(s) URL: kept as
- *   sent (never one with a script-running scheme);
+ * - a callbackUrl / redirectUrl that is no redirect target (isRedirectTarget,
+ *   the pages' own rule): kept as sent, never redirected to (never one with a
+ *   script-running scheme);
  * - a productId string on order update, where the spec shows integers.
  * In strict mode (`--strict`) none applies and the document decides alone.
  */
@@ -117,6 +119,9 @@ function keptAsSent(field: string, name: string, value: unknown, violation: Viol
   if (URL_FIELDS.has(field) && name === field && typeof value === 'string' && ['pattern', 'format'].includes(violation.keyword)) {
     // Browsers ignore tabs, newlines and leading spaces in a URL: look past them for the scheme.
     if (value.trim() === '' || UNSAFE_SCHEME.test(value.replace(/[\u0000-\u0020]/g, ''))) return false;
+    // The pages decide by the same rule, so the sentence is true exactly when they will not redirect there.
+    // The rule takes in no value the document's HttpUrl refuses; were the document changed to, it stays refused.
+    if (isRedirectTarget(value)) return false;
     return `${name}: not an absolute http(s) URL, kept as sent and never redirected to`;
   }
   if (field === 'productId' && typeof value === 'string' && value !== '' && /must be integer$/.test(violation.message)) {
