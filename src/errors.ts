@@ -174,5 +174,5 @@ export const unsupportedMediaType = (type: string | undefined): ApiError =>
  */
 export const merchantLimitReached = (limit: number): ApiError =>
   new ApiError(503, { message: 'Merchant limit reached', error: 'PROCESSING' }, 'merchant-limit', {
-    'X-Sandbox-Detail': `The sandbox keeps at most ${limit} merchants and has that many: use a key pair it knows, or start it on a new store file`,
+    'X-Sandbox-Detail': `The sandbox keeps at most ${limit} merchants and has that many: use a key pair it knows, start it on a new store file, or raise --max-merchants`,
   });

@@ -94,6 +94,8 @@ export interface SandboxOptions {
   idleTimeoutMs?: number;
   /** connections each listener holds open at once, a new one beyond it closed at once (`--max-connections`); default DEFAULT_MAX_CONNECTIONS (2000) */
   maxConnections?: number;
+  /** the most merchants (key pairs) the store keeps, a new one beyond it refused with 503 (`--max-merchants`); default DEFAULT_MAX_MERCHANTS (1000; README, "Security") */
+  maxMerchants?: number;
 }
 
 /** A running sandbox. */
@@ -124,7 +126,7 @@ export interface Sandbox {
   webhooks: SandboxWebhooks;
   /** each merchant's clock (README, "Time") */
   clocks: MerchantClocks;
-  /** what the start found worth a warning, one paragraph each (the CLI prints them in its banner; the log has them too): today, a control API open to the network without a token (README, "Security") */
+  /** what the start found worth a warning, one paragraph each (the CLI prints them in its banner; the log has them too): a store folder other users can write to, a control API open to the network without a token (README, "Security") */
   warnings: readonly string[];
   /** what falls due and when; `agenda.advance(publicKey, ms)` moves a merchant's clock as the control API does */
   agenda: Agenda;
@@ -177,7 +179,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
   // The HTTPS listener and the proxy serve the --tls-host names; the listening and public names are added once known.
   const allowedHosts = new AllowedHosts([...(options.allowedHosts ?? []), ...(options.tlsHosts ?? [])]);
-  const store = await Store.open({ file: options.dataFile, snapshotEvery: options.snapshotEvery, sync: options.sync });
+  const store = await Store.open({ file: options.dataFile, snapshotEvery: options.snapshotEvery, sync: options.sync, maxMerchants: options.maxMerchants });
   const log = await logging;
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes ?? DEFAULT_JOURNAL_MAX_BYTES);
   const hung = new HungConnections();
@@ -247,14 +249,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     try {
       // Loaded only when asked for: the certificate code brings a crypto library the plain HTTP sandbox never needs.
       const { startTlsListeners } = await import('./tls/listeners.js');
-      tls = await startTlsListeners(listener, { host, httpsPort: options.httpsPort, proxyPort: options.proxyPort, tlsHosts: options.tlsHosts, caDir: options.caDir, prepare });
+      tls = await startTlsListeners(listener, { host, httpsPort: options.httpsPort, proxyPort: options.proxyPort, tlsHosts: options.tlsHosts, caDir: options.caDir, prepare, handshakeTimeoutMs: limits.idleTimeoutMs });
     } catch (error) {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await store.close();
       throw error;
     }
   }
-  const warnings = !isLoopback(address) && !options.controlToken ? [openWarning(host, port)] : [];
+  const warnings = [...store.warnings, ...(!isLoopback(address) && !options.controlToken ? [openWarning(host, port)] : [])];
   for (const warning of warnings) warnInLog(warning, options);
   agenda.start();
   state = 'ok';

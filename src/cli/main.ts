@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { SandboxOptions } from '../index.js';
-import { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE } from '../defaults.js';
+import { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE, DEFAULT_MAX_MERCHANTS } from '../defaults.js';
 import { caDirOption, tlsBanner, tlsHosts } from './tls-options.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS } from '../http/client-errors.js';
 import { hostName } from '../http/host-guard.js';
@@ -57,6 +57,7 @@ interface Flags {
   webhookUrl?: string;
   idleTimeout: number;
   maxConnections: number;
+  maxMerchants: number;
 }
 
 /** The command-line program (README, "Configuration"). */
@@ -92,6 +93,7 @@ export function program(): Command {
     .addOption(new Option('--webhook-url <url>', "every merchant's notification URL, unless it sets its own over the control API").env('SANDBOX_WEBHOOK_URL').argParser(httpUrl))
     .addOption(new Option('--idle-timeout <s>', 'close a connection that sends nothing for this many seconds before its first request').env('SANDBOX_IDLE_TIMEOUT').default(DEFAULT_IDLE_TIMEOUT_MS / 1000).argParser(seconds))
     .addOption(new Option('--max-connections <n>', 'connections each listener holds open at once; one more is closed at once').env('SANDBOX_MAX_CONNECTIONS').default(DEFAULT_MAX_CONNECTIONS).argParser(positive))
+    .addOption(new Option('--max-merchants <n>', 'key pairs the sandbox keeps; a key exchange of a new one beyond it answers 503').env('SANDBOX_MAX_MERCHANTS').default(DEFAULT_MAX_MERCHANTS).argParser(positive))
     .version(VERSION, '-V, --version', 'print the version')
     .addHelpText('after', EXAMPLES)
     // One line and where to look, not thirty lines of help after every mistake.
@@ -207,6 +209,7 @@ async function serve(flags: Flags): Promise<void> {
     webhookUrl: flags.webhookUrl,
     idleTimeoutMs: flags.idleTimeout * 1000,
     maxConnections: flags.maxConnections,
+    maxMerchants: flags.maxMerchants,
   };
   const { CatalogueError, CertificateAuthorityError, EVERY_INTERFACE, sampleKeyPair, startSandbox, StoreOpenError } = await import('../index.js');
   let sandbox;

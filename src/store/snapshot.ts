@@ -56,6 +56,8 @@ export interface SnapshotRecords {
 export class SnapshotFile {
   private readonly file: TextFile;
   private swept: Promise<void> | undefined;
+  /** What reading the snapshot found that a person should know: a folder other users can write to. */
+  readonly warnings: string[] = [];
 
   /** @param path the store file (`--data`) */
   constructor(readonly path: string) {
@@ -65,16 +67,15 @@ export class SnapshotFile {
   /**
    * Reads the snapshot (a missing file is an empty state) and checks every
    * record; a snapshot found at another mode than 0600 (left by an older
-   * version, or copied in) is then set to 0600. Emits a process warning
-   * (type `StoreFolderWarning`, code `SANDBOX_STORE_FOLDER`) when the folder
-   * lets other users replace the store's files (`folderWarning()`).
+   * version, or copied in) is then set to 0600. Adds to `warnings` when the
+   * folder lets other users replace the store's files (`folderWarning()`).
    * @throws StoreOpenError naming the file, saying what is wrong (not a
    *   regular file, another user's, not a store); nothing is written
    */
   async read(): Promise<Tables> {
     const refuse = (problem: string) => new StoreOpenError(`cannot read the store file ${this.path}: ${problem}`);
     const warning = await folderWarning(this.path);
-    if (warning) process.emitWarning(warning, { type: 'StoreFolderWarning', code: 'SANDBOX_STORE_FOLDER' });
+    if (warning) this.warnings.push(warning);
     let found: OpenFile | undefined;
     try {
       // Checked open (a regular file, ours) before lowdb reads it: no other user can replace a file of ours but in a folder folderWarning reports.

@@ -80,6 +80,8 @@ export class Store {
     private readonly disk: Disk | undefined,
     /** the most merchants it takes (StoreOptions.maxMerchants) */
     readonly maxMerchants: number,
+    /** what opening the files found that a person should know (a folder other users can write to: README, "Security"); the sandbox shows them in its banner and log */
+    readonly warnings: readonly string[] = [],
   ) {}
 
   /**
@@ -108,7 +110,7 @@ export class Store {
       const { log, changes } = await WriteAheadLog.open(`${options.file}.wal`);
       for (const change of changes) tables.replay(change);
       const found = { snapshotRecords, setAside: setAside.found };
-      return new Store(tables, new Disk(tables, snapshot, log, lock, aside, tuning, found), maxMerchants);
+      return new Store(tables, new Disk(tables, snapshot, log, lock, aside, tuning, found), maxMerchants, snapshot.warnings);
     } catch (error) {
       await lock.release();
       throw error instanceof StoreOpenError ? error : new StoreOpenError(`cannot open the store file ${options.file}: ${(error as Error).message}`);

@@ -25,6 +25,8 @@ export interface TlsListenerOptions {
   caDir?: string;
   /** prepares each server before it listens, as the HTTP listener is prepared (the sandbox shapes its parser errors there) */
   prepare?: (server: Server | HttpsServer) => void;
+  /** milliseconds a connection may take to finish its TLS handshake (the sandbox's idle time before a first request); Node's own 120 s when absent */
+  handshakeTimeoutMs?: number;
 }
 
 /** The running listeners. */
@@ -53,7 +55,7 @@ export async function startTlsListeners(app: RequestListener, options: TlsListen
   const names = serverNames(tlsHosts);
   const ca = await openCertificateAuthority(options.caDir ?? defaultCaDir());
   // As the HTTP listener: a request without Host is answered by the app, in the API's shape.
-  const httpsServer = createHttpsServer({ ...(await issueServerCertificate(ca, names)), requireHostHeader: false }, app);
+  const httpsServer = createHttpsServer({ ...(await issueServerCertificate(ca, names)), requireHostHeader: false, handshakeTimeout: options.handshakeTimeoutMs }, app);
   // Both answer the Payments API as the HTTP listener does, the SDK's GET-with-a-body included.
   options.prepare?.(httpsServer);
   const httpsPort = await listen(httpsServer, options.httpsPort ?? 0, options.host);

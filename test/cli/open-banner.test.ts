@@ -1,3 +1,6 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isLoopback } from '../../src/index.js';
 import { banner, run, stopAll, TIMEOUT } from '../support/process.js';
@@ -34,6 +37,23 @@ describe('payments-sandbox --host 0.0.0.0 without --control-token', () => {
     const { text } = await banner(started);
     const line = text.split('\n').find((each) => each.startsWith('{'));
     expect(JSON.parse(line!)).toEqual({ level: 40, time: expect.any(Number), msg: expect.stringMatching(OPEN) });
+  });
+});
+
+describe('a store folder every user can write to', () => {
+  it('is warned of in the banner and the log', { timeout: TIMEOUT }, async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'open-banner-'));
+    try {
+      chmodSync(folder, 0o777);
+      const started = run(['--port', '0', '--data', join(folder, 'store.json')]);
+      const { text } = await banner(started);
+      const warning = text.slice(text.indexOf('WARNING:'), text.indexOf('API base')).replace(/\s+/g, ' ');
+      expect(warning).toContain(`the folder ${folder} of the store file ${join(folder, 'store.json')} is writable by every user (mode 0777)`);
+      expect(text).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] WARN: the folder .* is writable by every user/m);
+    } finally {
+      await stopAll();
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
 

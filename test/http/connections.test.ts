@@ -1,5 +1,8 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, sampleKeyPair, startSandbox, type Sandbox } from '../../src/index.js';
 import { banner, run, stopAll, TIMEOUT, within } from '../support/process.js';
@@ -76,6 +79,24 @@ describe('an idle timeout of 1 s', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
     expect(answer).toContain('Content-Type: application/json');
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ message: 'Request Timeout', error: 'The request was not received in time' });
+  });
+});
+
+describe('the HTTPS listener with an idle timeout of 1 s', () => {
+  it('closes a connection that never starts its TLS handshake, as it closes a silent plain one', { timeout: 15_000 }, async () => {
+    const caDir = mkdtempSync(join(tmpdir(), 'connections-ca-'));
+    try {
+      const sandbox = await startSandbox({ port: 0, httpsPort: 0, caDir, idleTimeoutMs: 1000 });
+      sandboxes.push(sandbox);
+      const silent = await open(Number(new URL(sandbox.httpsUrl!).port));
+      await pause(500);
+      expect(isOpen(silent.socket)).toBe(true);
+      // Node's own handshake limit is 120 s: the sandbox's idle time applies instead.
+      await within(silent.closed, 5_000, 'the silent TLS connection to close');
+      expect(await health(sandbox)).toBe(200);
+    } finally {
+      rmSync(caDir, { recursive: true, force: true });
+    }
   });
 });
 

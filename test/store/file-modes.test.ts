@@ -52,18 +52,9 @@ async function holdingSecrets(dir: string): Promise<string[]> {
 const snapshotWithMerchant = (): string =>
   JSON.stringify({ version: 3, merchants: [merchantRecord(PUBLIC_A)], payments: [], orders: [], webhooks: [], clocks: [], deliveries: [] });
 
-/** The process warnings emitted while `action` runs (they are emitted on the next tick). */
-async function warningsDuring(action: () => Promise<unknown>): Promise<Error[]> {
-  const seen: Error[] = [];
-  const listener = (warning: Error) => seen.push(warning);
-  process.on('warning', listener);
-  try {
-    await action();
-    await new Promise((resolve) => setImmediate(resolve));
-  } finally {
-    process.off('warning', listener);
-  }
-  return seen;
+/** The warnings the store gave when `open` opened it. */
+async function warningsOf(open: () => Promise<Store>): Promise<readonly string[]> {
+  return (await open()).warnings;
 }
 
 describe('files found beside the store file', () => {
@@ -187,18 +178,14 @@ describe.skipIf(!asRoot)('files of another user (as root: the files are given to
 describe('the store folder', () => {
   it('is reported at start when every user can write to it and it has no sticky bit; not with the sticky bit (like /tmp), nor when only its owner and their group can', async () => {
     chmodSync(files.dir, 0o777);
-    const warnings = await warningsDuring(() => files.open());
-    expect(warnings.map((warning) => [warning.name, warning.message])).toEqual([
-      [
-        'StoreFolderWarning',
-        `the folder ${files.dir} of the store file ${files.file} is writable by every user (mode 0777): other users can replace the store's files with their own; keep the store in a folder only you can write to, or one with the sticky bit (chmod +t ${files.dir})`,
-      ],
+    expect(await warningsOf(() => files.open())).toEqual([
+      `the folder ${files.dir} of the store file ${files.file} is writable by every user (mode 0777): other users can replace the store's files with their own; keep the store in a folder only you can write to, or one with the sticky bit (chmod +t ${files.dir})`,
     ]);
 
     chmodSync(files.dir, 0o1777);
-    expect(await warningsDuring(() => files.open({ file: join(files.dir, 'sticky.json') }))).toEqual([]);
+    expect(await warningsOf(() => files.open({ file: join(files.dir, 'sticky.json') }))).toEqual([]);
     chmodSync(files.dir, 0o775);
-    expect(await warningsDuring(() => files.open({ file: join(files.dir, 'group.json') }))).toEqual([]);
+    expect(await warningsOf(() => files.open({ file: join(files.dir, 'group.json') }))).toEqual([]);
   });
 
   it.skipIf(!asRoot)('is reported when its group can write to it and it belongs to another user', async () => {
@@ -206,8 +193,7 @@ describe('the store folder', () => {
     await mkdir(shared);
     chmodSync(shared, 0o770);
     chownSync(shared, NOBODY, NOBODY);
-    const warnings = await warningsDuring(() => files.open({ file: join(shared, 'sandbox.json') }));
-    expect(warnings.map((warning) => warning.message)).toEqual([
+    expect(await warningsOf(() => files.open({ file: join(shared, 'sandbox.json') }))).toEqual([
       expect.stringContaining(`the folder ${shared} of the store file ${join(shared, 'sandbox.json')} is writable by its group (mode 0770) and belongs to user ${NOBODY}`),
     ]);
   });
