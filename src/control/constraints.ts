@@ -20,7 +20,8 @@ export function documentedQueryOnly(operation: HttpOperation): RequestHandler {
   return (req, _res, next) => {
     const unknown = Object.keys(req.query as object).filter((name) => !known.includes(name));
     if (unknown.length === 0) return next();
-    const names = unknown.map((name) => name.slice(0, 100)).join(', ');
+    // Names and their number both come from the client: a few of each, cut, say enough.
+    const names = unknown.slice(0, 5).map((name) => name.slice(0, 100)).join(', ') + (unknown.length > 5 ? ` and ${unknown.length - 5} more` : '');
     next(inputError(`Unknown query parameter${unknown.length > 1 ? 's' : ''} ${names}: ${operation.method.toUpperCase()} /__sandbox${operation.path} ${takes}`));
   };
 }

@@ -2,15 +2,17 @@ import { inputError } from '../errors.js';
 
 /**
  * Bounded answers for the control API's lists (`GET /payments`, `/orders`,
- * `/requests`; control-api.yaml, "Paging"). A list answers at most `limit`
- * rows and, when more follow, an opaque `next` cursor naming the last row
- * answered. The next page starts right after that row, found again by its
- * key rather than by a position, so rows stored between two pages never make
- * a row appear twice or be skipped: a QA script can page while traffic runs.
+ * `/requests`, `/merchants`, `/overrides`; control-api.yaml, "Paging"). A
+ * list answers at most `limit` rows, and no more than MAX_PAGE_BYTES of them
+ * written as JSON; when more follow, an opaque `next` cursor naming the last
+ * row answered. The next page starts right after that row, found again by
+ * its key rather than by a position, so rows stored between two pages never
+ * make a row appear twice or be skipped: a QA script can page while traffic
+ * runs.
  *
- * Only the rows of the page are turned into views: a page costs the same
- * whether the sandbox holds a hundred payments or a hundred thousand, but for
- * one copy of the store's row references.
+ * Only the rows of the page are turned into views and written: a page costs
+ * the same whether the sandbox holds a hundred payments or a hundred
+ * thousand, but for one copy of the store's row references.
  */
 
 /** Rows a page holds when the request gives no `limit`. */
@@ -18,6 +20,16 @@ export const DEFAULT_LIMIT = 100;
 
 /** The largest `limit` taken; beyond it, 400 INPUT. */
 export const MAX_LIMIT = 1000;
+
+/**
+ * The most bytes (UTF-8) the rows of one page take written as JSON: 4 MiB,
+ * written in a few milliseconds (an unbounded page of 180 MB held every
+ * other request for seconds).
+ * A page stops before the row that would take it past this bound, and says
+ * so with `next`, as a page cut by `limit` does; it always holds at least
+ * one row, so that paging moves on (README, "Bounds").
+ */
+export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 
 /** What a list request asks for: how many rows, and after which one. */
 export interface PageRequest {
@@ -27,9 +39,12 @@ export interface PageRequest {
   cursor?: string;
 }
 
-/** A page of rows, and what a client needs to ask for the next one. */
-export interface Page<T> {
+/** A page of rows written as JSON, and what a client needs to ask for the next one. */
+export interface WrittenPage<T> {
+  /** the rows of the page, in order */
   rows: T[];
+  /** each row of `rows` written as JSON, in the same order */
+  texts: string[];
   /** rows the whole list holds now, filters applied */
   total: number;
   /** the cursor of the page after this one; absent when no row follows */
@@ -41,6 +56,9 @@ export interface KeyedRow {
   publicKey: string;
   paymentReference: string;
 }
+
+/** How a row is written into a page: its JSON text (`JSON.stringify` of its view). */
+export type RowWriter<T> = (row: T) => string;
 
 /**
  * Reads `limit` and `cursor` from a parsed query string. The document's
@@ -67,44 +85,74 @@ export function pageRequest(query: Record<string, unknown>): PageRequest {
  * @param list     which list the cursor belongs to (`payments`, `orders`): a cursor of one is refused by the other
  * @param publicKeys the merchants listed, in order: every merchant, or the one the request names
  * @param rowsOf   a merchant's rows, oldest first (`store.payments`, `store.orders`)
+ * @param write    a row's JSON text, as the answer carries it
  * @throws ApiError 400 INPUT when the cursor is not one this list handed out,
  *   names a merchant the list does not cover, or names a row no longer
  *   stored (its merchant was reset since)
  */
-export function pageOfRows<T extends KeyedRow>(list: string, publicKeys: string[], rowsOf: (publicKey: string) => T[], request: PageRequest): Page<T> {
-  // One copy of each merchant's row references; no row is read beyond the page.
-  const groups = publicKeys.map(rowsOf);
-  let total = 0;
-  for (const rows of groups) total += rows.length;
-  let group = 0;
-  let index = 0;
-  if (request.cursor !== undefined) {
-    const after = rowCursor(list, request.cursor);
-    group = publicKeys.indexOf(after.publicKey);
-    if (group < 0) throw inputError(`cursor names merchant ${after.publicKey.slice(0, 100)}, which this list does not cover: page with the publicKey the cursor was handed out for`);
-    const rows = groups[group]!;
-    // The row is where it was unless a reset moved everything: look it up by its key then.
-    const at = rows[after.index]?.paymentReference === after.paymentReference ? after.index : rows.findIndex((row) => row.paymentReference === after.paymentReference);
-    if (at < 0) throw inputError(`cursor names ${list} row ${after.paymentReference.slice(0, 100)}, which is no longer stored (its merchant was reset): page again from the start, without cursor`);
-    index = at + 1;
-  }
+export function pageOfRows<T extends KeyedRow>(list: string, publicKeys: string[], rowsOf: (publicKey: string) => readonly T[], request: PageRequest, write: RowWriter<T>): WrittenPage<T> {
+  return pageOfGroups(list, publicKeys, rowsOf, (row) => row.paymentReference, request, write);
+}
+
+/**
+ * One page of a list of rows with a key of their own (the merchants by
+ * public key), in the list's order.
+ * @param list  which list the cursor belongs to (`merchants`)
+ * @param rows  the whole list, filters applied, in its order
+ * @param keyOf a row's key, unique in the list
+ * @throws ApiError 400 INPUT when the cursor is not one this list handed out,
+ *   or names a row no longer listed
+ */
+export function pageOfList<T>(list: string, rows: readonly T[], keyOf: (row: T) => string, request: PageRequest, write: RowWriter<T>): WrittenPage<T> {
+  return pageOfGroups(list, [''], () => rows, keyOf, request, write);
+}
+
+/**
+ * One page of a list ordered by a number that only grows (the overrides'
+ * sequence, the journal's ids, the deliveries' sequence), from the row
+ * after the cursor's on.
+ * @param list     which list the cursor belongs to
+ * @param rowsFrom the rows whose number comes after `after` (all for 0), in the list's order
+ * @param numberOf a row's number
+ * @throws ApiError 400 INPUT when the cursor is not one this list handed out
+ */
+export function pageOfSequence<T>(list: string, rowsFrom: (after: number) => Iterable<T>, numberOf: (row: T) => number, total: number, request: PageRequest, write: RowWriter<T>): WrittenPage<T> {
+  const after = request.cursor === undefined ? 0 : cursorSequence(list, request.cursor);
+  const { rows, texts, more } = fill(rowsFrom(after)[Symbol.iterator](), request.limit, write);
+  return { rows, texts, total, next: more ? sequenceCursor(list, numberOf(rows.at(-1)!)) : undefined };
+}
+
+/**
+ * Takes rows in order until the page holds `limit` of them, or the next one
+ * would take their JSON text past MAX_PAGE_BYTES (the first row is always
+ * taken). Reads one row beyond the page to know whether any follows.
+ * @returns the rows taken and their texts; `more` when a row was left for the next page
+ */
+export function fill<T>(candidates: Iterator<T>, limit: number, write: RowWriter<T>): { rows: T[]; texts: string[]; more: boolean } {
   const rows: T[] = [];
-  let lastIndex = -1;
-  while (group < groups.length && rows.length < request.limit) {
-    const candidates = groups[group]!;
-    if (index < candidates.length) {
-      rows.push(candidates[index]!);
-      lastIndex = index;
-      index += 1;
-    } else {
-      group += 1;
-      index = 0;
-    }
+  const texts: string[] = [];
+  let bytes = 0;
+  for (let step = candidates.next(); step.done !== true; step = candidates.next()) {
+    if (rows.length === limit) return { rows, texts, more: true };
+    const text = write(step.value);
+    // The comma between rows counts too: the bound is on the text a client reads.
+    const size = Buffer.byteLength(text) + 1;
+    if (rows.length > 0 && bytes + size > MAX_PAGE_BYTES) return { rows, texts, more: true };
+    rows.push(step.value);
+    texts.push(text);
+    bytes += size;
   }
-  for (let following = group; following < groups.length; following += 1, index = 0) {
-    if (index < groups[following]!.length) return { rows, total, next: encodeRow(list, rows.at(-1)!, lastIndex) };
-  }
-  return { rows, total };
+  return { rows, texts, more: false };
+}
+
+/**
+ * The JSON text of a list answer: `fields` (`total`, `limit`, `next`, ...;
+ * undefined ones left out), then the rows, already written, under `list`.
+ * Rows are written once, when the page is filled, and never again.
+ */
+export function pageBody(fields: Record<string, unknown>, list: string, texts: readonly string[]): string {
+  const head = JSON.stringify(fields);
+  return `${head.slice(0, -1)}${head === '{}' ? '' : ','}${JSON.stringify(list)}:[${texts.join(',')}]}`;
 }
 
 /**
@@ -140,23 +188,61 @@ export function journalCursorId(cursor: string): number {
   return cursorSequence('requests', cursor);
 }
 
-interface RowCursor {
-  publicKey: string;
-  paymentReference: string;
-  /** where the row stood among its merchant's rows: a hint that saves a search */
-  index: number;
+// Rows in groups (a merchant's payments), groups in order; a cursor names the group and the row's key.
+function pageOfGroups<T>(
+  list: string,
+  groupKeys: string[],
+  rowsOf: (group: string) => readonly T[],
+  keyOf: (row: T) => string,
+  request: PageRequest,
+  write: RowWriter<T>,
+): WrittenPage<T> {
+  // One copy of each group's row references; no row is read beyond the page.
+  const groups = groupKeys.map(rowsOf);
+  let total = 0;
+  for (const rows of groups) total += rows.length;
+  let group = 0;
+  let index = 0;
+  if (request.cursor !== undefined) {
+    const after = rowCursor(list, request.cursor);
+    group = groupKeys.indexOf(after.group);
+    if (group < 0) throw inputError(`cursor names merchant ${after.group.slice(0, 100)}, which this list does not cover: page with the publicKey the cursor was handed out for`);
+    const rows = groups[group]!;
+    // The row is where it was unless a reset moved everything: look it up by its key then.
+    const at = rows[after.index] !== undefined && keyOf(rows[after.index]!) === after.key ? after.index : rows.findIndex((row) => keyOf(row) === after.key);
+    if (at < 0) throw inputError(`cursor names ${list} row ${after.key.slice(0, 100)}, which is no longer stored (its merchant was reset): page again from the start, without cursor`);
+    index = at + 1;
+  }
+  const positions: Array<[number, number]> = [];
+  function* from(): Generator<T> {
+    for (; group < groups.length; group += 1, index = 0) {
+      const rows = groups[group]!;
+      for (; index < rows.length; index += 1) {
+        positions.push([group, index]);
+        yield rows[index]!;
+      }
+    }
+  }
+  const page = fill(from(), request.limit, write);
+  if (!page.more) return { rows: page.rows, texts: page.texts, total };
+  const [lastGroup, lastIndex] = positions[page.rows.length - 1]!;
+  return { rows: page.rows, texts: page.texts, total, next: encode([list, groupKeys[lastGroup]!, keyOf(page.rows.at(-1)!), lastIndex]) };
 }
 
-function encodeRow(list: string, row: KeyedRow, index: number): string {
-  return encode([list, row.publicKey, row.paymentReference, index]);
+interface RowCursor {
+  /** the merchant of the row (payments, orders); empty for a list without groups */
+  group: string;
+  key: string;
+  /** where the row stood in its group: a hint that saves a search */
+  index: number;
 }
 
 function rowCursor(list: string, cursor: string): RowCursor {
   const value = decode(cursor);
   if (!Array.isArray(value) || value.length !== 4 || value[0] !== list) throw notOurs(list);
-  const [, publicKey, paymentReference, index] = value as unknown[];
-  if (typeof publicKey !== 'string' || typeof paymentReference !== 'string' || !Number.isSafeInteger(index) || (index as number) < 0) throw notOurs(list);
-  return { publicKey, paymentReference, index: index as number };
+  const [, group, key, index] = value as unknown[];
+  if (typeof group !== 'string' || typeof key !== 'string' || !Number.isSafeInteger(index) || (index as number) < 0) throw notOurs(list);
+  return { group, key, index: index as number };
 }
 
 // base64url of JSON: safe in a query string as it is, and opaque enough that

@@ -6,7 +6,7 @@ import { commitWrites } from '../domain/commit.js';
 import { settleExternally } from '../domain/payments.js';
 import type { Payment } from '../model/records.js';
 import { ApiError, inputError } from '../errors.js';
-import type { OverrideRequest } from '../scenarios/overrides.js';
+import { OverrideLimitError, type OverrideRequest } from '../scenarios/overrides.js';
 import type { ScenarioSelector } from '../scenarios/selector.js';
 import type { Store } from '../store/store.js';
 import { checkRequest, requestToCheck } from '../validation/check-request.js';
@@ -15,7 +15,7 @@ import { operationId, type HttpOperation } from '../validation/operations.js';
 import { documentedQueryOnly, documentedRules } from './constraints.js';
 import { DOCUMENT_PATHS, documentReader, type ServedDocuments } from './documents.js';
 import type { Journal } from './journal.js';
-import { journalCursor, journalCursorId, pageOfRows, pageRequest } from './paging.js';
+import { fill, journalCursor, journalCursorId, pageBody, pageOfList, pageOfRows, pageOfSequence, pageRequest } from './paging.js';
 import { notificationHandlers, type NotificationControls } from './notifications.js';
 import { paymentView, scenarioView } from './views.js';
 
@@ -91,16 +91,25 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
   // The merchants a list covers, in the order the store first saw them: the one named, or every one.
   const merchantsOf = (publicKey: string | undefined): string[] =>
     publicKey !== undefined ? [publicKey] : store.merchants().map((merchant) => merchant.publicKey);
-  const onePayment = (req: Request, publicKey = merchantOf(req)): Payment => {
-    const reference = String(req.params.paymentReference);
+  // `naming` says how the request names a merchant, for the answer when the reference is several merchants'.
+  const onePayment = (req: Request, publicKey = merchantOf(req), reference = String(req.params.paymentReference), naming = 'add ?publicKey='): Payment => {
     // One keyed look-up per merchant: never a walk through every payment stored.
     const found = merchantsOf(publicKey).map((key) => store.payment(key, reference)).filter((payment): payment is Payment => payment !== undefined);
     if (found.length === 0) throw new ApiError(404, { message: `No payment with paymentReference ${reference}`, error: 'NOT_FOUND' });
-    if (found.length > 1) throw inputError(`paymentReference ${reference} is used by more than one merchant: add ?publicKey=`);
+    if (found.length > 1) throw inputError(`paymentReference ${reference} is used by more than one merchant: ${naming}`);
     return found[0]!;
   };
   const document = documentReader(deps.documents, deps.publicUrl);
   const { clocks, outbox, faults } = deps.notifications;
+  // Settles a PENDING payment as the outside world would (control-api.yaml, completePayment); 409 for any other.
+  const settle = async (res: Response, payment: Payment, outcome: 'success' | 'failure') => {
+    const settled = settleExternally(selector.engine, payment, outcome, clocks.now(payment.publicKey));
+    if (settled.refused) {
+      throw new ApiError(409, { message: `Payment ${payment.paymentReference} is ${payment.status}, not PENDING`, error: 'CONFLICT' });
+    }
+    await commitWrites(store, [paymentWrite(settled.payment, payment)], outbox);
+    res.json(paymentView(settled.payment));
+  };
   return {
     ...notificationHandlers(deps.notifications),
     getApiDocument: async (req, res) => {
@@ -124,14 +133,28 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
       res.json({ scenarios: selector.engine.scenarios.map(scenarioView) });
     },
     listOverrides: (req, res) => {
-      res.json({ overrides: selector.overrides.list(merchantOf(req)) });
+      const request = pageRequest(req.query as Record<string, unknown>);
+      const publicKey = merchantOf(req);
+      const withGlobal = req.query.withSandboxWide === 'true';
+      const { overrides } = selector;
+      const total = overrides.count(publicKey, withGlobal);
+      const page = pageOfSequence('overrides', (after) => overrides.after(after, publicKey, withGlobal), (entry) => entry.sequence, total, request, (entry) => JSON.stringify(entry.override));
+      sendPage(res, { total, limit: request.limit, next: page.next }, 'overrides', page.texts);
     },
     createOverride: (req, res) => {
       const request = req.body as OverrideRequest;
       if (request.scenario !== undefined && !selector.engine.find(request.scenario)) {
         throw inputError(`Unknown scenario ${request.scenario}: GET /__sandbox/scenarios lists them`);
       }
-      res.status(201).json(selector.overrides.add(request, deps.now()));
+      let override;
+      try {
+        override = selector.overrides.add(request, deps.now());
+      } catch (error) {
+        // The book is full: the state, not the request, stands in the way (control-api.yaml, createOverride 409).
+        if (error instanceof OverrideLimitError) throw new ApiError(409, { message: error.message, error: 'CONFLICT' });
+        throw error;
+      }
+      res.status(201).json(override);
     },
     deleteOverrides: (req, res) => {
       selector.overrides.clear(merchantOf(req));
@@ -146,8 +169,11 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
       const { limit, cursor } = pageRequest(req.query as Record<string, unknown>);
       const before = cursor === undefined ? undefined : journalCursorId(cursor);
       const page = journal.page({ path: text('path'), publicKey: text('publicKey'), paymentReference: text('paymentReference') }, limit, before);
-      const next = page.more ? journalCursor(page.entries.at(-1)!.id) : undefined;
-      res.json({ capacity: journal.capacity, maxBytes: journal.maxBytes, bytes: journal.bytes, count: page.entries.length, total: page.total, limit, next, requests: page.entries });
+      // The page's byte bound may stop it before `limit`: the next page then starts after the last entry written.
+      const written = fill(page.entries[Symbol.iterator](), limit, (entry) => JSON.stringify(entry));
+      const next = written.more || page.more ? journalCursor(written.rows.at(-1)!.id) : undefined;
+      const fields = { capacity: journal.capacity, maxBytes: journal.maxBytes, bytes: journal.bytes, count: written.rows.length, total: page.total, limit, next };
+      sendPage(res, fields, 'requests', written.texts);
     },
     countRequests: (req, res) => {
       const text = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : undefined);
@@ -158,14 +184,19 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
       journal.clear(merchantOf(req));
       res.status(204).end();
     },
-    listMerchants: (_req, res) => {
-      res.json({ merchants: store.merchants().map(({ publicKey, createdAt }) => ({ publicKey, createdAt })) });
+    listMerchants: (req, res) => {
+      const request = pageRequest(req.query as Record<string, unknown>);
+      const contains = typeof req.query.publicKeyContains === 'string' ? req.query.publicKeyContains.toLowerCase() : undefined;
+      const all = store.merchants();
+      const merchants = contains === undefined ? all : all.filter((merchant) => merchant.publicKey.toLowerCase().includes(contains));
+      const page = pageOfList('merchants', merchants, (merchant) => merchant.publicKey, request, ({ publicKey, createdAt }) => JSON.stringify({ publicKey, createdAt }));
+      sendPage(res, { total: page.total, limit: request.limit, next: page.next }, 'merchants', page.texts);
     },
     listPayments: (req, res) => {
       const request = pageRequest(req.query as Record<string, unknown>);
-      const page = pageOfRows('payments', merchantsOf(merchantOf(req)), (key) => store.payments(key), request);
       // Views of the page's rows only: each view copies its record, and a view of every payment blocked the loop for half a second at 100k.
-      res.json({ payments: page.rows.map(paymentView), total: page.total, limit: request.limit, next: page.next });
+      const page = pageOfRows('payments', merchantsOf(merchantOf(req)), (key) => store.payments(key), request, (payment) => JSON.stringify(paymentView(payment)));
+      sendPage(res, { total: page.total, limit: request.limit, next: page.next }, 'payments', page.texts);
     },
     getPayment: (req, res) => {
       res.json(paymentView(onePayment(req)));
@@ -173,18 +204,17 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
     completePayment: async (req, res) => {
       const { outcome, publicKey } = req.body as { outcome: 'success' | 'failure'; publicKey?: string };
       // The body's publicKey names the merchant when several used the reference (control-api.yaml, completePayment).
-      const payment = onePayment(req, publicKey ?? merchantOf(req));
-      const settled = settleExternally(selector.engine, payment, outcome, clocks.now(payment.publicKey));
-      if (settled.refused) {
-        throw new ApiError(409, { message: `Payment ${payment.paymentReference} is ${payment.status}, not PENDING`, error: 'CONFLICT' });
-      }
-      await commitWrites(store, [paymentWrite(settled.payment, payment)], outbox);
-      res.json(paymentView(settled.payment));
+      await settle(res, onePayment(req, publicKey ?? merchantOf(req)), outcome);
+    },
+    completeNamedPayment: async (req, res) => {
+      // The reference travels in the body: `.` and `..` cannot be a path segment, as every URL parser resolves them away.
+      const { outcome, publicKey, paymentReference } = req.body as { outcome: 'success' | 'failure'; publicKey?: string; paymentReference: string };
+      await settle(res, onePayment(req, publicKey, paymentReference, 'name one with publicKey in the body'), outcome);
     },
     listOrders: (req, res) => {
       const request = pageRequest(req.query as Record<string, unknown>);
-      const page = pageOfRows('orders', merchantsOf(merchantOf(req)), (key) => store.orders(key), request);
-      res.json({ orders: page.rows, total: page.total, limit: request.limit, next: page.next });
+      const page = pageOfRows('orders', merchantsOf(merchantOf(req)), (key) => store.orders(key), request, (order) => JSON.stringify(order));
+      sendPage(res, { total: page.total, limit: request.limit, next: page.next }, 'orders', page.texts);
     },
     resetState: async (req, res) => {
       const publicKey = merchantOf(req);
@@ -196,6 +226,11 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
       res.json({ reset: publicKey ?? 'all' });
     },
   };
+}
+
+// A list answer whose rows are already written as JSON: they are not written a second time.
+function sendPage(res: Response, fields: Record<string, unknown>, list: string, texts: readonly string[]): void {
+  res.type('application/json').send(pageBody(fields, list, texts));
 }
 
 async function writable(store: Store, dataFile: string | undefined): Promise<boolean> {

@@ -24,36 +24,106 @@ export interface Override {
 /** What a new override says; at least one of scenario, delay, fault. */
 export type OverrideRequest = Omit<Override, 'id' | 'createdAt'>;
 
+/** An override in force and its place in the order they were added (1, 2, ...: a page's cursor names it). */
+export interface HeldOverride {
+  override: Override;
+  sequence: number;
+}
+
+/** How many overrides the book keeps (README, "Bounds"). */
+export interface OverrideLimits {
+  /** of one merchant; the sandbox-wide ones count as one more merchant */
+  perMerchant: number;
+  /** of every merchant together, sandbox-wide ones included */
+  total: number;
+}
+
+/** The bounds the sandbox runs with: far more than a test sets up, few enough that choosing one stays cheap. */
+export const OVERRIDE_LIMITS: OverrideLimits = { perMerchant: 1000, total: 10_000 };
+
+/** An override the book has no room for; nothing was added. The message says which bound and what to do. */
+export class OverrideLimitError extends Error {
+  override name = 'OverrideLimitError';
+}
+
 /**
  * The overrides in force. A merchant's own come before the sandbox-wide ones,
  * and the newest first within each, as later test set-up is meant to win.
+ * The book is bounded (OverrideLimits) and keeps each merchant's overrides
+ * apart, so that choosing one for a request reads that merchant's and the
+ * sandbox-wide ones only, however many others hold.
  */
 export class OverrideBook {
-  private overrides: Override[] = [];
+  /** every override, by id, in the order they were added */
+  private readonly held = new Map<string, HeldOverride>();
+  /** each merchant's overrides (undefined: the sandbox-wide ones), oldest first */
+  private readonly bySubject = new Map<string | undefined, HeldOverride[]>();
+  private sequence = 0;
 
-  /** The overrides of one merchant (with the sandbox-wide ones when `withGlobal`), or all. */
+  constructor(readonly limits: OverrideLimits = OVERRIDE_LIMITS) {}
+
+  /** The overrides of one merchant (with the sandbox-wide ones when `withGlobal`), or all; oldest first, a copy. */
   list(publicKey?: string, withGlobal = false): Override[] {
-    if (publicKey === undefined) return [...this.overrides];
-    return this.overrides.filter((override) => override.publicKey === publicKey || (withGlobal && override.publicKey === undefined));
+    return [...this.heldOf(publicKey, withGlobal)].map((entry) => entry.override);
   }
 
-  /** Adds an override; returns it with its id. */
+  /**
+   * The overrides listed as `list` lists them, from the one after sequence
+   * number `after` on (0: from the first), with their sequence numbers: a
+   * page of `GET /__sandbox/overrides` starts there.
+   */
+  *after(after: number, publicKey?: string, withGlobal = false): Generator<HeldOverride> {
+    for (const entry of this.heldOf(publicKey, withGlobal)) if (entry.sequence > after) yield entry;
+  }
+
+  /** How many overrides `list` would list. */
+  count(publicKey?: string, withGlobal = false): number {
+    if (publicKey === undefined) return this.held.size;
+    return (this.bySubject.get(publicKey)?.length ?? 0) + (withGlobal ? (this.bySubject.get(undefined)?.length ?? 0) : 0);
+  }
+
+  /**
+   * Adds an override; returns it with its id.
+   * @throws OverrideLimitError when its merchant (or the sandbox-wide ones)
+   *   already has `limits.perMerchant` overrides, or the book `limits.total`
+   */
   add(request: OverrideRequest, now: string): Override {
+    const subject = this.bySubject.get(request.publicKey) ?? [];
+    if (subject.length >= this.limits.perMerchant) {
+      const whose = request.publicKey === undefined ? 'sandbox-wide overrides' : `overrides of merchant ${request.publicKey}`;
+      throw new OverrideLimitError(`${this.limits.perMerchant} ${whose} are in force, the most the sandbox keeps: delete some (DELETE /__sandbox/overrides/{id}, or DELETE /__sandbox/overrides${request.publicKey === undefined ? '' : '?publicKey=...'}) or give them times`);
+    }
+    if (this.held.size >= this.limits.total) {
+      throw new OverrideLimitError(`${this.limits.total} overrides are in force, the most the sandbox keeps: delete some (DELETE /__sandbox/overrides) or give them times`);
+    }
     const override: Override = { id: randomUUID(), ...request, createdAt: now };
-    this.overrides.push(override);
+    const entry = { override, sequence: (this.sequence += 1) };
+    this.held.set(override.id, entry);
+    subject.push(entry);
+    this.bySubject.set(request.publicKey, subject);
     return override;
   }
 
   /** Removes one override; false when there is none with that id. */
   remove(id: string): boolean {
-    const before = this.overrides.length;
-    this.overrides = this.overrides.filter((override) => override.id !== id);
-    return this.overrides.length !== before;
+    const entry = this.held.get(id);
+    if (!entry) return false;
+    this.held.delete(id);
+    const subject = this.bySubject.get(entry.override.publicKey)!;
+    subject.splice(subject.lastIndexOf(entry), 1);
+    if (subject.length === 0) this.bySubject.delete(entry.override.publicKey);
+    return true;
   }
 
   /** Removes the overrides of one merchant, or all of them. */
   clear(publicKey?: string): void {
-    this.overrides = publicKey === undefined ? [] : this.overrides.filter((override) => override.publicKey !== publicKey);
+    if (publicKey === undefined) {
+      this.held.clear();
+      this.bySubject.clear();
+      return;
+    }
+    for (const entry of this.bySubject.get(publicKey) ?? []) this.held.delete(entry.override.id);
+    this.bySubject.delete(publicKey);
   }
 
   /**
@@ -63,14 +133,34 @@ export class OverrideBook {
    * probability came up).
    */
   take(publicKey: string | undefined, applies: (override: Override) => boolean): Override | undefined {
-    const mine = publicKey === undefined ? [] : this.overrides.filter((override) => override.publicKey === publicKey);
-    const global = this.overrides.filter((override) => override.publicKey === undefined);
-    const chosen = [...mine.reverse(), ...global.reverse()].find(applies);
+    const chosen = (publicKey === undefined ? undefined : newestThat(this.bySubject.get(publicKey), applies)) ?? newestThat(this.bySubject.get(undefined), applies);
     if (chosen?.times !== undefined) {
       chosen.times -= 1;
       if (chosen.times === 0) this.remove(chosen.id);
     }
     return chosen;
   }
+
+  // Oldest first: every override, or a merchant's own (and the sandbox-wide ones), merged in the order they were added.
+  private heldOf(publicKey: string | undefined, withGlobal: boolean): Iterable<HeldOverride> {
+    if (publicKey === undefined) return this.held.values();
+    const own = this.bySubject.get(publicKey) ?? [];
+    const global = withGlobal ? (this.bySubject.get(undefined) ?? []) : [];
+    return global.length === 0 ? own : merged(own, global);
+  }
 }
 
+function newestThat(entries: readonly HeldOverride[] | undefined, applies: (override: Override) => boolean): Override | undefined {
+  if (!entries) return undefined;
+  for (let at = entries.length - 1; at >= 0; at -= 1) if (applies(entries[at]!.override)) return entries[at]!.override;
+  return undefined;
+}
+
+function* merged(a: readonly HeldOverride[], b: readonly HeldOverride[]): Generator<HeldOverride> {
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && a[i]!.sequence < b[j]!.sequence)) yield a[i++]!;
+    else yield b[j++]!;
+  }
+}

@@ -76,7 +76,18 @@ export function requestToCheck(req: IncomingRequest): RequestToCheck {
   return { method: req.method, path: req.path, query: req.query as Record<string, string>, headers, body: req.body };
 }
 
-/** One sentence per violation, each naming its field: "amount must match pattern ...; cvv is required". */
+/** The most sentences a refusal's message carries; the rest are counted. */
+const MAX_SENTENCES = 10;
+
+/** The longest sentence kept whole, in characters: one quotes the property name a client made up. */
+const MAX_SENTENCE = 300;
+
+/**
+ * One sentence per violation, each naming its field: "amount must match
+ * pattern ...; cvv is required". At most MAX_SENTENCES of them, each cut at
+ * MAX_SENTENCE characters, then "and N more": a body of 10,000 wrong order
+ * items is refused in a message of a few lines (README, "Bounds").
+ */
 export function describe(violations: Violation[]): string {
   const sentences = violations
     .filter((violation) => violation.keyword !== 'if')
@@ -91,7 +102,9 @@ export function describe(violations: Violation[]): string {
       if (what.startsWith(`${field} `)) return what;
       return field ? `${field} ${what}` : what;
     });
-  return [...new Set(sentences)].join('; ');
+  const distinct = [...new Set(sentences)];
+  const kept = distinct.slice(0, MAX_SENTENCES).map((sentence) => (sentence.length > MAX_SENTENCE ? `${sentence.slice(0, MAX_SENTENCE)}…` : sentence));
+  return distinct.length > MAX_SENTENCES ? `${kept.join('; ')}; and ${distinct.length - MAX_SENTENCES} more` : kept.join('; ');
 }
 
 // The field a refusal names: the missing property, or the one whose value is wrong.

@@ -26,6 +26,14 @@ async function call(method, path, body) {
   return json;
 }
 
+// A value as one segment of a control API path. `.` and `..` cannot be one: every URL parser
+// (fetch's included, even written %2E) resolves them away, so calls that may name such a value
+// carry it in their body instead (POST /payments/complete).
+function segment(value) {
+  if (value === '.' || value === '..') throw new Error(`${value} cannot be sent as a path segment`);
+  return encodeURIComponent(value);
+}
+
 function askForToken() {
   $('#token-section').hidden = false;
   $('#control-token').focus();
@@ -83,22 +91,27 @@ const merchant = () => $('#merchant').value;
 const query = () => (merchant() ? `?publicKey=${encodeURIComponent(merchant())}` : '');
 const notice = (text) => { $('#notice').textContent = text; };
 
-// Payments, orders, the journal and the deliveries grow with traffic: each is
-// read one page at a time (control-api.yaml, "Paging"), never whole. A
-// cursor only leads forward, so each list keeps the cursors of the pages
-// before the one shown to go back.
-const PAGE_SIZE = { payments: 50, orders: 50, requests: 25, deliveries: 25 };
+// Payments, orders, the journal, the deliveries and the overrides grow with
+// traffic: each is read one page at a time (control-api.yaml, "Paging"),
+// never whole. A cursor only leads forward, so each list keeps the cursors
+// of the pages before the one shown to go back, and where each began: a
+// page may hold fewer rows than asked for when its rows are large.
+const PAGE_SIZE = { payments: 50, orders: 50, requests: 25, deliveries: 25, overrides: 25 };
 // Where each list is served, below /__sandbox.
-const LIST_PATH = { payments: '/payments', orders: '/orders', requests: '/requests', deliveries: '/webhooks/deliveries' };
-const pagers = Object.fromEntries(Object.keys(PAGE_SIZE).map((list) => [list, { before: [], cursor: undefined, next: undefined }]));
+const LIST_PATH = { payments: '/payments', orders: '/orders', requests: '/requests', deliveries: '/webhooks/deliveries', overrides: '/overrides' };
+// `first` is the position of the page's first row, `shown` how many it holds.
+const firstPage = () => ({ before: [], starts: [], cursor: undefined, next: undefined, first: 1, shown: 0 });
+const pagers = Object.fromEntries(Object.keys(PAGE_SIZE).map((list) => [list, firstPage()]));
 
 function firstPages() {
-  for (const pager of Object.values(pagers)) Object.assign(pager, { before: [], cursor: undefined, next: undefined });
+  for (const pager of Object.values(pagers)) Object.assign(pager, firstPage());
 }
 
 function pagePath(list) {
   const params = new URLSearchParams({ limit: String(PAGE_SIZE[list]) });
   if (merchant()) params.set('publicKey', merchant());
+  // The overrides that can answer the merchant's requests: its own and the sandbox-wide ones.
+  if (merchant() && list === 'overrides') params.set('withSandboxWide', 'true');
   if (pagers[list].cursor) params.set('cursor', pagers[list].cursor);
   return `${LIST_PATH[list]}?${params}`;
 }
@@ -112,13 +125,13 @@ async function readPage(list) {
     page = await call('GET', pagePath(list));
   } catch (error) {
     if (!pager.cursor) throw error;
-    Object.assign(pager, { before: [], cursor: undefined });
+    Object.assign(pager, firstPage());
     page = await call('GET', pagePath(list));
   }
   pager.next = page.next;
+  pager.shown = page[list].length;
   const nav = $(`nav[data-list="${list}"]`);
-  const first = pager.before.length * PAGE_SIZE[list] + 1;
-  const shown = page[list].length;
+  const { first, shown } = pager;
   nav.querySelector('[data-position]').textContent = shown === 0 ? '' : `${first}–${first + shown - 1} of ${page.total}`;
   nav.querySelector('[data-go="previous"]').disabled = pager.before.length === 0;
   nav.querySelector('[data-go="next"]').disabled = !pager.next;
@@ -131,21 +144,43 @@ async function turn(list, direction) {
   if (direction === 'next') {
     if (!pager.next) return;
     pager.before.push(pager.cursor);
+    pager.starts.push(pager.first);
+    pager.first += pager.shown;
     pager.cursor = pager.next;
   } else {
     if (pager.before.length === 0) return;
     pager.cursor = pager.before.pop();
+    pager.first = pager.starts.pop();
   }
   await LOADERS[list]();
 }
 
+// The chooser offers a page of merchants, never all of them (a sandbox may
+// know tens of thousands); the search field asks the sandbox for those whose
+// public key contains what is typed.
+const MERCHANT_CHOICES = 50;
+
 async function loadMerchants() {
-  const { merchants } = await call('GET', '/merchants');
+  const search = $('#merchant-search').value.trim();
+  const params = new URLSearchParams({ limit: String(MERCHANT_CHOICES) });
+  if (search) params.set('publicKeyContains', search);
+  const { merchants, total, next } = await call('GET', `/merchants?${params}`);
   const select = $('#merchant');
   const chosen = select.value;
-  const options = [new Option('All merchants', '')].concat(merchants.map((m) => new Option(m.publicKey, m.publicKey)));
+  let kept = !chosen || merchants.some((m) => m.publicKey === chosen);
+  // The merchant shown stays in the chooser while it exists, whatever the search finds.
+  if (!kept) kept = (await call('GET', `/merchants?${new URLSearchParams({ limit: String(MERCHANT_CHOICES), publicKeyContains: chosen })}`)).merchants.some((m) => m.publicKey === chosen);
+  const options = [new Option('All merchants', '')];
+  if (chosen && kept && !merchants.some((m) => m.publicKey === chosen)) options.push(new Option(chosen, chosen));
+  options.push(...merchants.map((m) => new Option(m.publicKey, m.publicKey)));
+  if (next) {
+    const more = new Option(`${total - merchants.length} more: type part of a public key to find one`, '');
+    more.disabled = true;
+    options.push(more);
+  }
   select.replaceChildren(...options);
-  select.value = merchants.some((m) => m.publicKey === chosen) ? chosen : '';
+  select.value = kept ? chosen : '';
+  $('#merchant-count').textContent = search ? `${total} found` : `${total} in all`;
 }
 
 async function loadScenarios() {
@@ -177,17 +212,15 @@ async function refreshNow() {
 }
 
 async function loadOverrides() {
-  const { overrides } = await call('GET', '/overrides');
-  fill('#overrides', overrides
-    .filter((o) => !merchant() || !o.publicKey || o.publicKey === merchant())
-    .map((o) => {
-      const tr = document.createElement('tr');
-      const action = document.createElement('td');
-      action.append(button('Remove', 'small secondary', () => guarded(async () => { await call('DELETE', `/overrides/${encodeURIComponent(o.id)}`); notice(`Removed the override ${o.scenario ?? ''}.`); await refresh(); })));
-      const wire = [o.delay ? ('ms' in o.delay ? `${o.delay.ms} ms` : `${o.delay.minMs}-${o.delay.maxMs} ms`) : '', o.fault ?? ''].filter(Boolean).join(', ');
-      tr.append(cell(o.scenario ?? '—'), cell(o.publicKey ?? 'every merchant'), cell(o.times === undefined ? 'until removed' : String(o.times)), cell(wire), action);
-      return tr;
-    }));
+  const overrides = await readPage('overrides');
+  fill('#overrides', overrides.map((o) => {
+    const tr = document.createElement('tr');
+    const action = document.createElement('td');
+    action.append(button('Remove', 'small secondary', () => guarded(async () => { await call('DELETE', `/overrides/${segment(o.id)}`); notice(`Removed the override ${o.scenario ?? ''}.`); await refresh(); })));
+    const wire = [o.delay ? ('ms' in o.delay ? `${o.delay.ms} ms` : `${o.delay.minMs}-${o.delay.maxMs} ms`) : '', o.fault ?? ''].filter(Boolean).join(', ');
+    tr.append(cell(o.scenario ?? '—'), cell(o.publicKey ?? 'every merchant'), cell(o.times === undefined ? 'until removed' : String(o.times)), cell(wire), action);
+    return tr;
+  }));
 }
 
 async function loadPayments() {
@@ -196,9 +229,10 @@ async function loadPayments() {
     const tr = document.createElement('tr');
     const actions = document.createElement('td');
     if (p.status === 'PENDING') {
-      // The body names the merchant: references are unique per merchant only.
+      // The body names the payment, so that any reference (`.` and `..` too) arrives as it is, and
+      // the merchant: references are unique per merchant only.
       const complete = (outcome, said) => guarded(async () => {
-        await call('POST', `/payments/${encodeURIComponent(p.paymentReference)}/complete`, { outcome, publicKey: p.publicKey });
+        await call('POST', '/payments/complete', { paymentReference: p.paymentReference, outcome, publicKey: p.publicKey });
         notice(`${p.paymentReference} ${said}.`);
         await refresh();
       });
@@ -236,7 +270,7 @@ async function loadJournal() {
   }));
 }
 
-const LOADERS = { payments: loadPayments, orders: loadOrders, requests: loadJournal, deliveries: loadDeliveries };
+const LOADERS = { payments: loadPayments, orders: loadOrders, requests: loadJournal, deliveries: loadDeliveries, overrides: loadOverrides };
 
 // ---------------------------------------------------------------- notifications and the clock
 // The control API's tags Notifications and Clocks (control-api.yaml). Every
@@ -278,7 +312,7 @@ async function loadWebhook() {
   $('#webhook').hidden = !shown;
   $('#webhook-none').hidden = Boolean(shown);
   if (!shown) return;
-  const view = await call('GET', `/webhooks/${encodeURIComponent(shown)}`);
+  const view = await call('GET', `/webhooks/${segment(shown)}`);
   // Another merchant was chosen meanwhile: its own load fills the view, not this stale answer.
   if (merchant() !== shown) return;
   $('#webhook-url').textContent = view.url ?? 'nowhere: no notification URL';
@@ -377,7 +411,7 @@ async function loadDeliveries() {
     more.append(toggle);
     const action = document.createElement('td');
     action.append(button('Redeliver', 'small secondary', () => guarded(async () => {
-      const copy = await call('POST', `/webhooks/deliveries/${encodeURIComponent(d.id)}/redeliver`);
+      const copy = await call('POST', `/webhooks/deliveries/${segment(d.id)}/redeliver`);
       notice(`Redelivering the ${d.event.eventType} event of ${d.paymentReference} (${copy.id}).`);
       await refreshAndSoonAgain();
     })));
@@ -392,7 +426,7 @@ async function loadDeliveries() {
 
 async function trigger(payment, eventType) {
   await guarded(async () => {
-    const { deliveries } = await call('POST', `/webhooks/${encodeURIComponent(payment.publicKey)}/trigger`, { eventType, paymentReference: payment.paymentReference });
+    const { deliveries } = await call('POST', `/webhooks/${segment(payment.publicKey)}/trigger`, { eventType, paymentReference: payment.paymentReference });
     notice(`Sending the ${eventType} event of ${payment.paymentReference}: ${deliveries.length} ${deliveries.length === 1 ? 'delivery' : 'deliveries'} made.`);
     await refreshAndSoonAgain();
   });
@@ -413,7 +447,7 @@ async function loadClock() {
   $('#clock').hidden = !shown;
   $('#clock-none').hidden = Boolean(shown);
   if (!shown) return;
-  const clock = await call('GET', `/clock/${encodeURIComponent(shown)}`);
+  const clock = await call('GET', `/clock/${segment(shown)}`);
   if (merchant() === shown) showClock(clock);
 }
 
@@ -452,6 +486,15 @@ $('#override-form').addEventListener('submit', (event) => {
 });
 $('#scenario').addEventListener('change', describeScenario);
 $('#merchant').addEventListener('change', () => guarded(async () => { firstPages(); await refresh(); }));
+// Typing asks for the matching merchants once it pauses, not at every key.
+let searching;
+$('#merchant-search').addEventListener('input', () => {
+  clearTimeout(searching);
+  searching = setTimeout(() => guarded(async () => {
+    await loadMerchants();
+    document.body.dataset.searched = $('#merchant-search').value.trim();
+  }), 250);
+});
 for (const nav of document.querySelectorAll('nav.pager')) {
   nav.addEventListener('click', (event) => {
     const go = event.target.closest('button[data-go]')?.dataset.go;
@@ -465,14 +508,14 @@ $('#webhook-form').addEventListener('submit', (event) => {
     if (!merchant()) throw new Error('choose a merchant first');
     const body = { url: $('#webhook-url-input').value.trim(), schedule: $('#webhook-schedule-input').value };
     if ($('#webhook-events-input').value) body.events = [$('#webhook-events-input').value];
-    const view = await call('PUT', `/webhooks/${encodeURIComponent(merchant())}`, body);
+    const view = await call('PUT', `/webhooks/${segment(merchant())}`, body);
     notice(`Notifications of ${merchant()} now go to ${view.url} (${view.schedule} schedule).`);
     await refresh();
   });
 });
 $('#webhook-remove').addEventListener('click', () => guarded(async () => {
   if (!merchant()) throw new Error('choose a merchant first');
-  await call('DELETE', `/webhooks/${encodeURIComponent(merchant())}`);
+  await call('DELETE', `/webhooks/${segment(merchant())}`);
   webhookFormOf = undefined;
   notice(`Removed the notification URL of ${merchant()}.`);
   await refresh();
@@ -482,7 +525,7 @@ $('#advance-form').addEventListener('submit', (event) => {
   guarded(async () => {
     if (!merchant()) throw new Error('choose a merchant first');
     const by = $('#advance-by').value.trim();
-    const clock = await call('POST', `/clock/${encodeURIComponent(merchant())}/advance`, { by });
+    const clock = await call('POST', `/clock/${segment(merchant())}/advance`, { by });
     const fired = clock.fired.map((item) => `${KINDS[item.kind] ?? item.kind} of ${item.paymentReference}`);
     notice(`Advanced the clock of ${merchant()} by ${by}, to ${when(clock.now)} UTC. ${fired.length === 0 ? 'Nothing fell due.' : `Carried out: ${fired.join(', ')}.`}`);
     showClock(clock);
