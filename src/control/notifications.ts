@@ -8,7 +8,7 @@ import type { NotificationFaultRequest, NotificationFaults } from '../notificati
 import type { NotificationOutbox } from '../notifications/outbox.js';
 import { deliveriesMatching, webhookEndpoint, type DeliveryQuery } from '../notifications/webhooks.js';
 import type { Store } from '../store/store.js';
-import { cursorSequence, pageRequest, sequenceCursor } from './paging.js';
+import { cursorSequence, fill, pageBody, pageRequest, sequenceCursor } from './paging.js';
 
 /** What the control API's notification and clock handlers need. */
 export interface NotificationControls {
@@ -65,13 +65,10 @@ export function notificationHandlers(deps: NotificationControls): Record<string,
       // Newest first, as the journal: what just happened is what a tester looks for.
       const before = cursor === undefined ? Number.POSITIVE_INFINITY : cursorSequence(DELIVERIES, cursor);
       const matching = deliveriesMatching(store, filterOf(req));
-      const rows: Delivery[] = [];
-      for (let at = matching.length - 1; at >= 0 && rows.length <= limit; at -= 1) {
-        if (matching[at]!.sequence < before) rows.push(matching[at]!);
-      }
-      const page = rows.slice(0, limit);
-      const next = rows.length > limit ? sequenceCursor(DELIVERIES, page.at(-1)!.sequence) : undefined;
-      res.json({ deliveries: page, total: matching.length, limit, next });
+      // Bounded in bytes as well as rows, as every control list is (paging.ts, MAX_PAGE_BYTES).
+      const written = fill(newestBefore(matching, before), limit, (delivery) => JSON.stringify(delivery));
+      const next = written.more ? sequenceCursor(DELIVERIES, written.rows.at(-1)!.sequence) : undefined;
+      res.type('application/json').send(pageBody({ total: matching.length, limit, next }, 'deliveries', written.texts));
     },
     countDeliveries: (req, res) => {
       const matching = deliveriesMatching(store, filterOf(req));
@@ -163,4 +160,9 @@ function refusedAsInput<T>(run: () => T): T {
     if (error instanceof RangeError) throw inputError(error.message);
     throw error;
   }
+}
+
+// The deliveries of `list` (oldest first) with a sequence below `before`, newest first.
+function* newestBefore(list: readonly Delivery[], before: number): Generator<Delivery> {
+  for (let at = list.length - 1; at >= 0; at -= 1) if (list[at]!.sequence < before) yield list[at]!;
 }

@@ -174,6 +174,30 @@ describe('the byte bound of a page', () => {
   });
 });
 
+describe('the deliveries list', () => {
+  it('stops a page of large deliveries before 4 MiB, and the walk lists each once, newest first', async () => {
+    const api = await ApiClient.for(sandbox);
+    const merchant = await api.merchant();
+    const ids: string[] = [];
+    // Stored directly: 600 deliveries of 10 KB each are more than one page can hold.
+    for (let n = 0; n < 600; n += 1) {
+      const id = `dlv_${n.toString(16).padStart(20, '0')}`;
+      ids.push(id);
+      sandbox.store.putDelivery({
+        id, publicKey: merchant.publicKey, paymentReference: `SBREF-D-${n}`,
+        event: { eventType: 'transaction', eventDate: '2025-03-14 09:00:00', eventId: `evt_bounds_${n}`, data: { productDescription: 'd'.repeat(10_000) } },
+        state: 'withheld', schedule: 'current', ackReference: `ack_${n}`, attempts: [], sequence: 1_000_000 + n,
+        createdAt: '2025-03-14T09:00:00.000Z', updatedAt: '2025-03-14T09:00:00.000Z',
+      });
+    }
+    await sandbox.store.commit();
+    const { rows, sizes, bytes } = await walk('/webhooks/deliveries', 'deliveries', { publicKey: merchant.publicKey, limit: 1000 });
+    expect(sizes.length).toBeGreaterThan(1);
+    expect(rows.map((delivery) => delivery.id)).toEqual([...ids].reverse());
+    for (const size of bytes) expect(size).toBeLessThan(PAGE_AT_MOST);
+  });
+});
+
 describe('settling a payment named in the body', () => {
   it('settles payments whose references are `.` and `..`, which no URL path can carry', async () => {
     const api = await ApiClient.for(sandbox);
