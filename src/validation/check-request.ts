@@ -1,5 +1,5 @@
 import { inputError, missingParameter, paymentTypeMissing } from '../errors.js';
-import { relax } from './leniency.js';
+import { relax, unredirectableUrls } from './leniency.js';
 import { operationId, requestViolations, type HttpOperation, type RequestToCheck, type Violation } from './operations.js';
 
 /** Operations whose refusals carry the provider's `Invalid/Missing parameters = <field>` body (README decisions). */
@@ -33,7 +33,8 @@ export interface CheckedRequest {
 export function checkRequest(operation: HttpOperation, request: RequestToCheck, raw: Buffer | undefined, options: CheckOptions): CheckedRequest {
   const id = operationId(operation);
   let violations = requestViolations(operation, request);
-  if (violations.length === 0) return { body: request.body, warnings: [] };
+  // A URL the document takes may still be one the pages never redirect to: the client hears of it all the same.
+  if (violations.length === 0) return { body: request.body, warnings: unredirectableUrls(request.body) };
   const body = request.body as Record<string, unknown> | undefined;
   if (id === 'initiatePayment' && typeof body === 'object' && body !== null && (body.paymentType ?? null) === null) throw paymentTypeMissing();
   let relaxedBody = request.body;

@@ -109,6 +109,26 @@ export function relax(violations: readonly Violation[], body: unknown, raw: Buff
 }
 
 /**
+ * The warnings for URL fields (`callbackUrl`, `redirectUrl`) of a body the
+ * document accepted that are still no redirect target (a port past 65535,
+ * `http://`, a numeric host that is no IPv4 address): the pages will not
+ * send the customer there, so the client is told, in the words given to the
+ * URLs the document refuses (README, "Accepted beyond the spec").
+ * @returns one sentence per such field; empty (and no array made) for most bodies
+ */
+export function unredirectableUrls(body: unknown): string[] {
+  if (typeof body !== 'object' || body === null) return NONE;
+  let warnings: string[] | undefined;
+  for (const field of URL_FIELDS) {
+    const value = (body as Record<string, unknown>)[field];
+    if (typeof value === 'string' && value !== '' && !isRedirectTarget(value)) (warnings ??= []).push(`${field}: not an absolute http(s) URL, kept as sent and never redirected to`);
+  }
+  return warnings ?? NONE;
+}
+
+const NONE: string[] = [];
+
+/**
  * The leniencies that keep a value as it was sent: the warning, or false
  * for a value that stays refused, or undefined when none applies.
  */

@@ -60,6 +60,15 @@ describe('a redirectUrl with a character outside RFC 3986', () => {
   });
 });
 
+describe('a redirectUrl the document takes and a browser cannot parse', () => {
+  for (const redirectUrl of ['https://merchant.example.com:99999/return', 'http://1.2.3.256/return']) {
+    it(`${redirectUrl}: warned about, and the authentication page shows the result instead of redirecting`, async () => {
+      const seen = await approvedCard(redirectUrl);
+      expect([seen.warnings, seen.status, seen.location]).toEqual([`redirectUrl: ${NEVER}`, 200, undefined]);
+    });
+  }
+});
+
 describe('a callbackUrl with a character outside RFC 3986', () => {
   for (const character of [' ', '|', '\\']) {
     it(`${JSON.stringify(character)}: warned about, and the cancelled checkout shows the result instead of redirecting`, async () => {
