@@ -1,4 +1,4 @@
-import { ordersNotFound } from '../errors.js';
+import { inputError, ordersNotFound } from '../errors.js';
 import type { Selection } from '../scenarios/selector.js';
 import { answerWith, type Answer, type OperationEnv } from './answer.js';
 import { LINK_PAYMENT_STATUS } from './checkout.js';
@@ -65,12 +65,16 @@ function newOrder(fields: OrderFields, payment: Payment): Order {
   return order;
 }
 
+/** The most items an order holds, whatever updates add (README, "Bounds"). */
+export const MAX_ORDER_ITEMS = 1000;
+
 /**
  * PUT /products/orders: items are matched by orderId; a known one is
  * replaced (keeping its createdAt), a new one is added (README decision).
  * Answers the updated records, without timestamps (spec, endpoint 6).
  * @throws ApiError 404 Transaction Not Found / NOT_FOUND when the merchant has
- *   no order with that paymentReference (external-api.yml, Order404Response1).
+ *   no order with that paymentReference (external-api.yml, Order404Response1);
+ *   400 INPUT when the order would hold more than MAX_ORDER_ITEMS items (nothing changed).
  */
 export function updateOrders(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
   const order = facts.storedOrder;
@@ -85,6 +89,8 @@ export function updateOrders(facts: RequestFacts, selection: Selection, env: Ope
     else items.push(next);
     return next;
   });
+  // A request holds at most 100 items (the document); updates could still add them without end.
+  if (items.length > MAX_ORDER_ITEMS) throw inputError(`orders: an order holds at most ${MAX_ORDER_ITEMS} items, and this update would make it ${items.length}`);
   const records = () =>
     updated.map((item) => {
       const { createdAt: _created, updatedAt: _updated, ...record } = orderRecord(order, item);

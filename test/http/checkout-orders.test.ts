@@ -86,6 +86,22 @@ describe('POST /payments (hosted checkout link)', () => {
 });
 
 describe('orders', () => {
+  it('holds at most 1000 items whatever updates add: one more is 400 INPUT and the order stays as it was', async () => {
+    const body = order();
+    await api.as(merchant, 'POST', '/payments/order', body);
+    const items = (from: number) =>
+      Array.from({ length: 100 }, (_, n) => ({ orderId: `BOUND-${from + n}`, currency: 'NGN', amount: '1.00', productId: 1, productDescription: 'Bead' }));
+    // 2 items at creation, then 998 added: exactly the bound.
+    for (let from = 0; from < 900; from += 100) {
+      expect((await api.as(merchant, 'PUT', '/products/orders', { paymentReference: body.paymentReference, orders: items(from) })).status).toBe(200);
+    }
+    expect((await api.as(merchant, 'PUT', '/products/orders', { paymentReference: body.paymentReference, orders: items(900).slice(0, 98) })).status).toBe(200);
+    const refused = await api.as(merchant, 'PUT', '/products/orders', { paymentReference: body.paymentReference, orders: [{ orderId: 'ONE-MORE', currency: 'NGN', amount: '1.00', productId: 1, productDescription: 'Bead' }] });
+    expect([refused.status, refused.body]).toEqual([400, { message: 'orders: an order holds at most 1000 items, and this update would make it 1001', error: 'INPUT' }]);
+    const listed = await api.as(merchant, 'GET', `/products/orders/publicKey/${merchant.publicKey}`);
+    expect(listed.body.data.products.filter((item: { paymentReference: string }) => item.paymentReference === body.paymentReference)).toHaveLength(1000);
+  });
+
   it('creates an order, updates an item, lists the items with integer productId and UTC timestamps', async () => {
     const body = order();
     const created = await api.as(merchant, 'POST', '/payments/order', body);
