@@ -69,7 +69,8 @@ export class ScenarioSelector {
   private forced(target: Target, header: string | undefined): { rule?: Scenario; action?: Action } {
     if (header !== undefined && header !== '') {
       const scenario = this.engine.find(header);
-      if (!scenario) throw inputError(`Unknown scenario ${header} in X-Sandbox-Scenario: GET /__sandbox/scenarios lists them`);
+      // A scenario's name is at most 100 characters: a longer header is named by its start only.
+      if (!scenario) throw inputError(`Unknown scenario ${header.length > 100 ? `${header.slice(0, 100)}…` : header} in X-Sandbox-Scenario: GET /__sandbox/scenarios lists them`);
       if (!appliesTo(scenario, target.operation, target.variant)) {
         throw inputError(`Scenario ${header} does not apply to ${target.operation}${target.variant ? ` (${target.variant})` : ''}`);
       }

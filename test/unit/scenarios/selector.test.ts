@@ -105,6 +105,11 @@ describe('the X-Sandbox-Scenario header', () => {
     expect(error).toMatchObject({ status: 400, body: { error: 'INPUT', message: expect.stringContaining('Unknown scenario no-such-rule') } });
   });
 
+  it('names a long unknown header by its first 100 characters only', () => {
+    const error = thrown(() => selectorFor().select(card(), 'x'.repeat(10_000)));
+    expect((error as ApiError).body).toEqual({ error: 'INPUT', message: `Unknown scenario ${'x'.repeat(100)}… in X-Sandbox-Scenario: GET /__sandbox/scenarios lists them` });
+  });
+
   it('is a 400 INPUT when the rule it names does not apply to the operation or the variant', () => {
     const byOperation = thrown(() => selectorFor().select(refund(), 'card-only'));
     expect(byOperation).toBeInstanceOf(ApiError);
