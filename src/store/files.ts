@@ -63,6 +63,11 @@ export async function openToRead(path: string): Promise<OpenFile | undefined> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+  return checked(handle);
+}
+
+// The open file, once it proved a regular file of this process's user; closed when it did not.
+async function checked(handle: FileHandle): Promise<OpenFile> {
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) throw new Error('not a regular file');
@@ -106,17 +111,14 @@ export async function openToAppend(path: string): Promise<FileHandle> {
     if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new Error('a symbolic link, which the store does not follow: it writes to files of its own only');
     throw error;
   }
+  const file = await checked(handle);
   try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) throw new Error('not a regular file');
-    const foreign = foreignOwner(stats);
-    if (foreign) throw new Error(foreign);
-    await keepToOwner({ handle, stats });
-    return handle;
+    await keepToOwner(file);
   } catch (error) {
     await handle.close();
     throw error;
   }
+  return handle;
 }
 
 /**
