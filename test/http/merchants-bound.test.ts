@@ -8,7 +8,7 @@ import { DEFAULT_MAX_MERCHANTS } from '../../src/defaults.js';
 import type { Sandbox } from '../../src/index.js';
 import { Store } from '../../src/store/store.js';
 import { ControlClient } from '../support/control.js';
-import { accountPayment, ApiClient, sandboxForTest, type TestMerchant } from '../support/sandbox.js';
+import { accountPayment, ApiClient, sandboxForTest, sandboxWithMerchant, type TestMerchant } from '../support/sandbox.js';
 
 /**
  * A merchant is bound to the first secret key it brings, and only a reset
@@ -151,9 +151,7 @@ describe('the bound on merchants', () => {
     let kept: TestMerchant;
 
     beforeAll(async () => {
-      sandbox = await sandboxForTest();
-      api = await ApiClient.for(sandbox);
-      kept = await api.merchant();
+      ({ sandbox, api, merchant: kept } = await sandboxWithMerchant());
       // The rest put straight into the store: a thousand key exchanges would only be slower.
       for (let n = sandbox.store.merchants().length; n < DEFAULT_MAX_MERCHANTS; n += 1) {
         sandbox.store.putMerchant({ ...freshPair(), createdAt: new Date().toISOString() });

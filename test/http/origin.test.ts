@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
-import { accountPayment, ApiClient, sandboxForTest, type TestMerchant } from '../support/sandbox.js';
+import { accountPayment, ApiClient, sandboxForTest, sandboxWithMerchant, type TestMerchant } from '../support/sandbox.js';
 
 /**
  * The Payments API refuses what a web page sends uninvited, as the control
@@ -41,9 +41,7 @@ describe('a sandbox started without --cors', () => {
   let own: string;
 
   beforeAll(async () => {
-    sandbox = await sandboxForTest();
-    api = await ApiClient.for(sandbox);
-    merchant = await api.merchant();
+    ({ sandbox, api, merchant } = await sandboxWithMerchant());
     own = sandbox.url;
   });
   afterAll(() => sandbox.close());

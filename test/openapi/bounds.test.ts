@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { CONTROL_API_DOCUMENT, PAYMENTS_API_DOCUMENT, type Sandbox } from '../../src/index.js';
-import { accountPayment, ApiClient, cardPayment, checkoutLink, momoPayment, order, sandboxForTest, type TestMerchant } from '../support/sandbox.js';
+import { accountPayment, type ApiClient, cardPayment, checkoutLink, momoPayment, order, sandboxWithMerchant, type TestMerchant } from '../support/sandbox.js';
 
 /**
  * Every string of both OpenAPI documents has a maximum length, and a request
@@ -51,9 +51,7 @@ describe('the Payments API', () => {
   let merchant: TestMerchant;
 
   beforeAll(async () => {
-    sandbox = await sandboxForTest();
-    api = await ApiClient.for(sandbox);
-    merchant = await api.merchant();
+    ({ sandbox, api, merchant } = await sandboxWithMerchant());
   });
   afterAll(() => sandbox.close());
 
@@ -122,9 +120,7 @@ describe('zero amounts and empty references', () => {
   let merchant: TestMerchant;
 
   beforeAll(async () => {
-    sandbox = await sandboxForTest();
-    api = await ApiClient.for(sandbox);
-    merchant = await api.merchant();
+    ({ sandbox, api, merchant } = await sandboxWithMerchant());
   });
   afterAll(() => sandbox.close());
 
