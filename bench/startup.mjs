@@ -9,7 +9,9 @@
 // and times `node bin/payments-sandbox.js --help` and `... scenarios list`
 // from spawn to exit. Prints median, min and max of each, and the ratios
 // sandbox/express and sandbox/Prism of the medians (and sandbox/baseline).
-// Usage: npm run bench:startup -- [--runs 10] [--interval 3] [--baseline DIR]
+// For the servers it also prints the CPU time the process had used when it
+// was ready (all its threads), which moves less than wall time on a busy machine.
+// Usage: npm run bench:startup -- [--runs 10] [--interval 3] [--baseline DIR] [--only sandbox,baseline]
 // Prints figures; it asserts nothing.
 import { parseArgs } from 'node:util';
 import { freePort } from './support/http.mjs';
@@ -22,6 +24,7 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '10' },
     interval: { type: 'string', default: '3' },
     baseline: { type: 'string' },
+    only: { type: 'string' },
   },
 });
 const runs = Number(values.runs);
@@ -36,7 +39,7 @@ console.log('');
 async function serverStart(kind) {
   const server = await startServer(kind, { port: await freePort(), intervalMs, webhookUrl: 'http://127.0.0.1:9/webhook', baseline: values.baseline });
   await server.stop();
-  return { ms: server.readyMs, status: server.readyStatus };
+  return { ms: server.readyMs, cpuMs: server.readyCpuMs, status: server.readyStatus };
 }
 
 async function commandRun(args) {
@@ -57,14 +60,17 @@ const MEASURES = [
   { key: 'help', label: 'sandbox --help', until: 'exit', run: () => commandRun(['--help']) },
   { key: 'list', label: 'sandbox scenarios list', until: 'exit', run: () => commandRun(['scenarios', 'list']) },
 ];
+const chosen = values.only ? MEASURES.filter(({ key }) => values.only.split(',').includes(key)) : MEASURES;
 const times = Object.fromEntries(MEASURES.map(({ key }) => [key, []]));
+const cpu = Object.fromEntries(MEASURES.map(({ key }) => [key, []]));
 const answers = Object.fromEntries(MEASURES.map(({ key }) => [key, new Set()]));
 for (let run = 1; run <= runs; run += 1) {
-  const shift = (run - 1) % MEASURES.length;
+  const shift = (run - 1) % chosen.length;
   const line = [];
-  for (const measure of [...MEASURES.slice(shift), ...MEASURES.slice(0, shift)]) {
-    const { ms, status } = await measure.run();
+  for (const measure of [...chosen.slice(shift), ...chosen.slice(0, shift)]) {
+    const { ms, cpuMs, status } = await measure.run();
     times[measure.key].push(ms);
+    if (cpuMs !== undefined) cpu[measure.key].push(cpuMs);
     answers[measure.key].add(status);
     line.push(`${measure.key} ${fixed(ms)} ms`);
   }
@@ -72,10 +78,19 @@ for (let run = 1; run <= runs; run += 1) {
 }
 
 console.log('');
+const cpuCell = (key, of) => (cpu[key].length ? fixed(of(cpu[key])) : '-');
 printTable(
-  ['what', 'median ms', 'min ms', 'max ms', 'measured until', 'answers seen'],
-  MEASURES.map(({ key, label, until }) => [label, fixed(median(times[key])), fixed(min(times[key])), fixed(max(times[key])), until, [...answers[key]].join(', ')]),
+  ['what', 'median ms', 'min ms', 'max ms', 'CPU ms median', 'CPU ms min', 'measured until', 'answers seen'],
+  chosen.map(({ key, label, until }) => [label, fixed(median(times[key])), fixed(min(times[key])), fixed(max(times[key])), cpuCell(key, median), cpuCell(key, min), until, [...answers[key]].join(', ')]),
 );
 console.log('');
-const ratio = (a, b) => fixed(median(times[a]) / median(times[b]), 2);
-console.log(`  ratios of medians: sandbox / express echo ${ratio('sandbox', 'express')}, sandbox / Prism mock ${ratio('sandbox', 'prism')}, with --webhook-url / without ${ratio('notify', 'sandbox')}${values.baseline ? `, sandbox / baseline ${ratio('sandbox', 'baseline')}` : ''}`);
+// A ratio of medians, and the median of the runs' own ratios: each run measures
+// the two within a second of each other, so drift of the machine cancels out.
+const has = (key) => chosen.some((measure) => measure.key === key);
+const pairs = [['sandbox', 'express', 'sandbox / express echo'], ['sandbox', 'prism', 'sandbox / Prism mock'], ['notify', 'sandbox', 'with --webhook-url / without'], ['sandbox', 'baseline', 'sandbox / baseline']]
+  .filter(([a, b]) => has(a) && has(b));
+const paired = (series, a, b) => median(series[a].map((value, run) => value / series[b][run]));
+console.log(`  ratios of medians: ${pairs.map(([a, b, label]) => `${label} ${fixed(median(times[a]) / median(times[b]), 2)}`).join(', ')}`);
+console.log(`  medians of each run's ratio: ${pairs.map(([a, b, label]) => `${label} ${fixed(paired(times, a, b), 2)}`).join(', ')}`);
+const cpuPairs = pairs.filter(([a, b]) => cpu[a].length && cpu[b].length);
+if (cpuPairs.length) console.log(`  CPU to ready, medians of each run's ratio: ${cpuPairs.map(([a, b, label]) => `${label} ${fixed(paired(cpu, a, b), 2)}`).join(', ')}`);

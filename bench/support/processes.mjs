@@ -2,6 +2,7 @@
 // leader of its own process group so that its whole tree can be killed, and
 // all killed when the benchmark exits, is interrupted (Ctrl-C) or fails.
 import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
 const TASKSET = '/usr/bin/taskset';
 const running = new Set();
@@ -72,4 +73,20 @@ export function killChildrenOnExit() {
   };
   process.on('uncaughtException', fail);
   process.on('unhandledRejection', fail);
+}
+
+/**
+ * CPU time a running process has used so far, in ms: the sum over its live
+ * threads of /proc/PID/task/TID/schedstat's first field (ns on a CPU). A
+ * steadier measure than wall time on a busy machine; threads that have
+ * already exited are not counted. Undefined where /proc is not Linux's.
+ */
+export function cpuMsOf(pid) {
+  try {
+    let ns = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    return ns / 1e6;
+  } catch {
+    return undefined;
+  }
 }

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitForUrl } from './http.mjs';
 import { exchangeKey } from './initiate.mjs';
-import { killTree, spawnPinned } from './processes.mjs';
+import { cpuMsOf, killTree, spawnPinned } from './processes.mjs';
 
 const path = (relative) => fileURLToPath(new URL(`../../${relative}`, import.meta.url));
 export const SANDBOX_BIN = path('bin/payments-sandbox.js');
@@ -122,7 +122,7 @@ export async function startReceiver(port, core = 1) {
 
 /**
  * Spawns one of SERVERS pinned to `core` and waits until it is ready.
- * @returns { name, child, base, apiBase, readyMs (spawn to ready answer), readyStatus, token(), stop() }
+ * @returns { name, child, base, apiBase, readyMs (spawn to ready answer), readyCpuMs (CPU the process had used by then), readyStatus, token(), stop() }
  */
 export async function startServer(kind, { port, dataFile, webhookUrl, baseline, core = 0, intervalMs = 3 }) {
   const server = SERVERS[kind];
@@ -131,8 +131,9 @@ export async function startServer(kind, { port, dataFile, webhookUrl, baseline, 
   const child = spawnPinned(core, process.execPath, server.args(String(port), { dataFile, webhookUrl, baseline }));
   try {
     const { ms, status } = await waitForUrl(`${base}${server.ready.path}`, { since, child, intervalMs, accept: server.ready.accept, headers: server.ready.headers });
+    const readyCpuMs = cpuMsOf(child.pid);
     const apiBase = `${base}${server.apiPrefix}`;
-    return { name: server.name, child, base, apiBase, readyMs: ms, readyStatus: status, token: () => server.token(apiBase), stop: () => killTree(child) };
+    return { name: server.name, child, base, apiBase, readyMs: ms, readyCpuMs, readyStatus: status, token: () => server.token(apiBase), stop: () => killTree(child) };
   } catch (error) {
     await killTree(child, { signal: 'SIGKILL' });
     throw error;
