@@ -129,6 +129,24 @@ describe('a sandbox started without --cors', () => {
     expect(get.body).toEqual({ message: 'Orders Not Found', error: 'NOT_FOUND' });
   });
 
+  it('answers each refusal as the document lists it: 403, 415 and 413 are documented, and the answers match their schema and examples', async () => {
+    const operation = api.operationOf('POST', '/payments/initiates')!;
+    expect(operation.responses.map((response) => response.code)).toEqual(expect.arrayContaining(['403', '413', '415']));
+    const example = (code: string, name: string) => operation.responses.find((response) => response.code === code)!.contents![0]!.examples!.find((candidate) => candidate.key === name)!;
+    const bearer = `Bearer ${merchant.token}`;
+    const payment = accountPayment({ publicKey: merchant.publicKey });
+    // api.send checks every answer against openapi/payments-api.yaml.
+    const foreign = await api.send('POST', '/payments/initiates', payment, bearer, undefined, { headers: { Origin: 'https://shop.example' } });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body).toEqual((example('403', 'foreignOrigin') as { value: unknown }).value);
+    const plain = await api.send('POST', '/payments/initiates', JSON.stringify(payment), bearer, undefined, { headers: { 'Content-Type': 'text/plain' } });
+    expect(plain.status).toBe(415);
+    expect(plain.body).toEqual((example('415', 'textPlain') as { value: unknown }).value);
+    const large = await api.send('POST', '/payments/initiates', undefined, bearer, JSON.stringify({ ...payment, productDescription: 'x'.repeat(1_100_000) }));
+    expect(large.status).toBe(413);
+    expect(large.body).toEqual((example('413', 'payloadTooLarge') as { value: unknown }).value);
+  });
+
   it('refuses the attack of a page in the browser (no-cors text/plain key exchange with a forged secret); the real pair keeps working', async () => {
     const victim = freshPair();
     const forged = `SBTESTSECK_${randomBytes(8).toString('hex')}`;
