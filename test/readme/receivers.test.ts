@@ -191,7 +191,7 @@ describe('the compose example (examples/notifications/compose.yaml)', () => {
     const merchant = compose.services['merchant-app'];
     expect(sandbox).toBeDefined();
     expect(merchant).toBeDefined();
-    expect(sandbox.ports).toContain('4010:4010');
+    expect(sandbox.ports).toEqual(['127.0.0.1:4010:4010']);
     expect(sandbox.environment.SANDBOX_PUBLIC_URL).toBe('http://localhost:4010');
     const webhook = new URL(sandbox.environment.SANDBOX_WEBHOOK_URL);
     expect(webhook.protocol).toBe('http:');
