@@ -16,7 +16,7 @@
 import { parseArgs } from 'node:util';
 import { freePort } from './support/http.mjs';
 import { killChildrenOnExit, pinSelf, spawnPinned } from './support/processes.mjs';
-import { fixed, max, median, min, printMachine, printTable } from './support/report.mjs';
+import { fixed, max, median, medianInterval, min, printMachine, printTable } from './support/report.mjs';
 import { SANDBOX_BIN, SERVERS, startServer } from './support/servers.mjs';
 
 const { values } = parseArgs({
@@ -89,8 +89,12 @@ console.log('');
 const has = (key) => chosen.some((measure) => measure.key === key);
 const pairs = [['sandbox', 'express', 'sandbox / express echo'], ['sandbox', 'prism', 'sandbox / Prism mock'], ['notify', 'sandbox', 'with --webhook-url / without'], ['sandbox', 'baseline', 'sandbox / baseline']]
   .filter(([a, b]) => has(a) && has(b));
-const paired = (series, a, b) => median(series[a].map((value, run) => value / series[b][run]));
+const paired = (series, a, b) => {
+  const ratios = series[a].map((value, run) => value / series[b][run]);
+  const [low, high] = medianInterval(ratios);
+  return `${fixed(median(ratios), 3)} (95% interval ${fixed(low, 3)} to ${fixed(high, 3)})`;
+};
 console.log(`  ratios of medians: ${pairs.map(([a, b, label]) => `${label} ${fixed(median(times[a]) / median(times[b]), 2)}`).join(', ')}`);
-console.log(`  medians of each run's ratio: ${pairs.map(([a, b, label]) => `${label} ${fixed(paired(times, a, b), 2)}`).join(', ')}`);
+console.log(`  medians of each run's ratio: ${pairs.map(([a, b, label]) => `${label} ${paired(times, a, b)}`).join(', ')}`);
 const cpuPairs = pairs.filter(([a, b]) => cpu[a].length && cpu[b].length);
-if (cpuPairs.length) console.log(`  CPU to ready, medians of each run's ratio: ${cpuPairs.map(([a, b, label]) => `${label} ${fixed(paired(cpu, a, b), 2)}`).join(', ')}`);
+if (cpuPairs.length) console.log(`  CPU to ready, medians of each run's ratio: ${cpuPairs.map(([a, b, label]) => `${label} ${paired(cpu, a, b)}`).join(', ')}`);

@@ -9,6 +9,18 @@ export function median(values) {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
+/**
+ * The 95% interval of the median of `values` by the bootstrap (2,000
+ * resamples with replacement): how far the median of another set of runs
+ * like these could fall.
+ */
+export function medianInterval(values, resamples = 2000) {
+  const medians = [];
+  for (let round = 0; round < resamples; round += 1) medians.push(median(values.map(() => values[Math.floor(Math.random() * values.length)])));
+  medians.sort((a, b) => a - b);
+  return [medians[Math.floor(resamples * 0.025)], medians[Math.ceil(resamples * 0.975) - 1]];
+}
+
 export const min = (values) => Math.min(...values);
 export const max = (values) => Math.max(...values);
 
