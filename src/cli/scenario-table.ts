@@ -51,11 +51,12 @@ function wrap(text: string, first: string, rest: string): string[] {
 
 function trigger(scenario: Scenario): string {
   if (scenario.explicit || !hasOutcome(scenario)) return 'header/override';
-  const { body, payment, variant } = scenario.match;
+  const { body, payment, variant, card } = scenario.match;
   const values = [
     ...(variant ? [`variant ${variant.join('/')}`] : []),
     ...Object.entries(body ?? {}).map(([field, condition]) => `${field} ${JSON.stringify(condition)}`),
     ...(payment ? [`payment ${JSON.stringify(payment)}`] : []),
+    ...(card ? [`card ${JSON.stringify(card)}`] : []),
   ];
   const where = operationsOf(scenario).join(', ');
   return values.length > 0 ? `${where}: ${values.join(', ')}` : `${where}: any request`;

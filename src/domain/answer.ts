@@ -21,8 +21,8 @@ export type Write =
   | { kind: 'order'; order: Order };
 
 /**
- * What an operation answers: an envelope (always HTTP 200, spec Errors >
- * Business result codes), the name of the rule that decided it, and the
+ * What an operation answers: an envelope (HTTP 200, spec Errors > Business
+ * result codes; some card operations 201, as the provider answers them), the name of the rule that decided it, and the
  * records it stores. Refusals with an HTTP status are thrown as ApiError
  * instead; delays and faults are the HTTP layer's, from the selection.
  */
@@ -34,6 +34,8 @@ export interface Answer {
   reason?: string;
   /** what the answer stores; empty when it changes nothing */
   writes: readonly Write[];
+  /** the HTTP status of the envelope: 200 unless the operation's own says otherwise (src/domain/card-operations.ts) */
+  status?: number;
 }
 
 /** Absolute URLs of the sandbox's own pages, built on the public base URL (`--public-url`). */

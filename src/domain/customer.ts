@@ -71,7 +71,7 @@ export function payByCard(ctx: CustomerContext, payment: Payment, cardNumber: st
     body: { paymentType: 'CARD', cardNumber, amount: payment.amount, currency: payment.currency, country: payment.country },
     headers: {},
   });
-  const event: PaymentEvent = { type: 'choose-channel', channel: 'CARD', card: cardOf(cardNumber), status: rule.then.state ?? 'PENDING' };
+  const event: PaymentEvent = { type: 'choose-channel', channel: 'CARD', card: cardOf(cardNumber, payment.linkingReference), status: rule.then.state ?? 'PENDING' };
   return step(ctx, payment, event, outcomeOf(rule), (stored) => (stored.status === 'PENDING' ? 'authenticate' : 'return'));
 }
 

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { inputError, noAuthorisedTransaction, notFound } from '../errors.js';
 import type { ScenarioEngine } from '../scenarios/engine.js';
 import type { Selection } from '../scenarios/selector.js';
@@ -48,13 +48,20 @@ export function initiatePayment(facts: RequestFacts, selection: Selection, env: 
  * override forced, nothing is created and the answer is the catalogue's answer
  * to a reused reference (Selection.reusedReference: S18, or 500 for links and orders).
  * @param details the payload of the answer, from the payment as stored (`created`) or as it would have been
+ * @param field   the data field that holds it (null: the payload is the data fields themselves; src/domain/answer.ts, answerWith)
  * @returns the answer; its writes hold the new payment exactly when it was created
  * @throws ApiError for a rule with an HTTP outcome.
  */
-export function answerCreating(facts: RequestFacts, selection: Selection, record: Payment, details: (payment: Payment, created: boolean) => unknown): Answer {
+export function answerCreating(
+  facts: RequestFacts,
+  selection: Selection,
+  record: Payment,
+  details: (payment: Payment, created: boolean) => unknown,
+  field: string | null = 'payments',
+): Answer {
   const rule = selection.rule;
   const { state, code, message } = rule.then;
-  if (rule.then.http || !state || code === undefined || message === undefined) return answerWith(rule, () => details(record, false));
+  if (rule.then.http || !state || code === undefined || message === undefined) return answerWith(rule, () => details(record, false), field);
   const event: PaymentEvent = { type: 'create', record, status: state };
   const now = record.createdAt;
   const due = state === 'PENDING' ? dueOf(rule, record.method, now, facts.newPayment?.walletDaysActive) : undefined;
@@ -70,7 +77,7 @@ export function answerCreating(facts: RequestFacts, selection: Selection, record
     }
     return { ...answerWith(reused, () => ({})), reason };
   }
-  return answerWith(rule, () => details(made.payment, true), 'payments', [paymentWrite(made.payment, facts.payment)]);
+  return answerWith(rule, () => details(made.payment, true), field, [paymentWrite(made.payment, facts.payment)]);
 }
 
 /**
@@ -99,7 +106,7 @@ export function newPayment(facts: Pick<RequestFacts, 'merchant'>, fields: NewPay
     updatedAt: now,
     ...fields.kept,
   };
-  if (method === 'CARD' && fields.cardNumber !== undefined) payment.card = cardOf(fields.cardNumber);
+  if (method === 'CARD' && fields.cardNumber !== undefined) payment.card = cardOf(fields.cardNumber, payment.linkingReference);
   if (method === 'TRANSFER') payment.transfer = transferAccountOf(payment);
   return payment;
 }
@@ -115,11 +122,16 @@ export function transferAccountOf(payment: Pick<Payment, 'linkingReference' | 'f
   };
 }
 
-/** What is kept of a card: BIN, last four and a random token. */
-export const cardOf = (cardNumber: string): StoredCard => ({
+/**
+ * What is kept of a card: BIN, last four and a token. The token is derived
+ * from the payment's linkingReference (itself an HMAC with the merchant's
+ * secret key), so that no one else can guess it and the same payment answers
+ * the same token on every run, as its linkingReference (README decision 9).
+ */
+export const cardOf = (cardNumber: string, linkingReference: string): StoredCard => ({
   bin: cardNumber.slice(0, 6),
   last4: cardNumber.slice(-4),
-  token: `SBCTK_${randomBytes(12).toString('hex')}`,
+  token: `SBCTK_${createHash('sha256').update(`card-token:${linkingReference}`).digest('hex').slice(0, 24)}`,
 });
 
 /** Which methods each completion endpoint completes (README decision: validate also takes card OTPs). */

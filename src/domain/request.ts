@@ -1,6 +1,6 @@
 import { AMOUNT_PATTERN, normaliseAmount, toMinor } from '../model/money.js';
 import type { OperationId, Variant } from '../model/operations.js';
-import type { Merchant, Order, Payment } from '../model/records.js';
+import type { Merchant, Order, Payment, StoredCard } from '../model/records.js';
 import type { Facts } from '../scenarios/engine.js';
 import { walletDaysOf } from './due.js';
 import type { Store } from '../store/store.js';
@@ -93,6 +93,10 @@ export interface RequestFacts extends Facts {
   currency?: string;
   /** hosted checkout link: the hash sent, lower case */
   hash?: string;
+  /** card operations (authorise, charge): the `cardToken` sent instead of the card's fields */
+  cardToken?: string;
+  /** card operations: the merchant's stored card of that token; absent when the token is none of the merchant's */
+  tokenCard?: StoredCard;
 }
 
 /**
@@ -170,9 +174,24 @@ export function factsOf(parts: RequestParts, merchant: Merchant, newMerchant: bo
       facts.storedOrders = store.orders(publicKey);
       break;
     case 'refundPayment':
+    case 'capturePayment':
       if (typeof body.amount === 'string' && AMOUNT_PATTERN.test(body.amount)) facts.amountMinor = toMinor(body.amount);
       if (body.currency !== undefined) facts.currency = String(body.currency);
       break;
+    case 'authorisePayment':
+    case 'authorisePayment3ds':
+    case 'chargeCard':
+    case 'tokenizeCard': {
+      const fields = (facts.newPayment = newPaymentFields(body, true));
+      if (typeof body.cardToken === 'string') {
+        facts.cardToken = body.cardToken;
+        facts.tokenCard = store.cardOfToken(publicKey, body.cardToken);
+      }
+      const number = fields.cardNumber;
+      if (facts.tokenCard) facts.card = { bin: facts.tokenCard.bin, last4: facts.tokenCard.last4 };
+      else if (number !== undefined) facts.card = { bin: number.slice(0, 6), last4: number.slice(-4) };
+      break;
+    }
     default:
       break;
   }

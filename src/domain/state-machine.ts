@@ -19,6 +19,8 @@ export type PaymentEvent =
   | { type: 'choose-channel'; channel: NonNullable<Payment['channel']>; status: PaymentStatus; card?: StoredCard; transfer?: TransferAccount }
   /** an OTP, a card authentication, a transfer received, a settle over the control API */
   | { type: 'settle'; status: PaymentStatus }
+  /** a capture of `amountMinor` of a card pre-authorisation (POST /payments/capture) */
+  | { type: 'capture'; amountMinor: number }
   /** a refund of `amountMinor` */
   | { type: 'refund'; amountMinor: number }
   /** a cancel by the merchant or by the customer */
@@ -33,13 +35,18 @@ export type PaymentEventType = PaymentEvent['type'];
  * The table: the states an event may leave (`from`; `none` for a reference
  * not used yet) and the states it may lead to. README decision 12: completion
  * needs PENDING, a refund SUCCESSFUL, a cancel PENDING; only a PENDING payment expires (README, "Time").
+ * A card pre-authorisation (README, "Card pre-authorisation") is created
+ * AUTHORIZED (or PENDING, for 3-D Secure, and then settled to AUTHORIZED),
+ * captured in parts or at once, cancelled (voided) while nothing is
+ * captured, and refunded up to what was captured.
  */
 export const TRANSITIONS: Readonly<Record<PaymentEventType, { from: readonly (PaymentStatus | 'none')[]; to: readonly PaymentStatus[] }>> = {
-  create: { from: ['none'], to: ['PENDING', 'SUCCESSFUL', 'FAILED'] },
+  create: { from: ['none'], to: ['PENDING', 'SUCCESSFUL', 'FAILED', 'AUTHORIZED', 'CAPTURED', 'TOKENIZED'] },
   'choose-channel': { from: ['PENDING'], to: ['PENDING', 'FAILED'] },
-  settle: { from: ['PENDING'], to: ['PENDING', 'SUCCESSFUL', 'FAILED'] },
-  refund: { from: ['SUCCESSFUL'], to: ['SUCCESSFUL', 'REFUNDED'] },
-  cancel: { from: ['PENDING'], to: ['CANCELLED'] },
+  settle: { from: ['PENDING'], to: ['PENDING', 'SUCCESSFUL', 'FAILED', 'AUTHORIZED'] },
+  capture: { from: ['AUTHORIZED', 'PARTIALLY_CAPTURED'], to: ['PARTIALLY_CAPTURED', 'CAPTURED'] },
+  refund: { from: ['SUCCESSFUL', 'CAPTURED', 'PARTIALLY_CAPTURED'], to: ['SUCCESSFUL', 'CAPTURED', 'PARTIALLY_CAPTURED', 'REFUNDED'] },
+  cancel: { from: ['PENDING', 'AUTHORIZED'], to: ['CANCELLED'] },
   expire: { from: ['PENDING'], to: ['EXPIRED'] },
 };
 
@@ -48,10 +55,11 @@ export const TRANSITIONS: Readonly<Record<PaymentEventType, { from: readonly (Pa
  * - `reference-used`: a payment with this reference exists (spec, Limits 1);
  * - `not-pending`: the payment is no longer pending (completion, cancel, a customer's step);
  * - `not-paid`: a refund of a payment never paid;
+ * - `not-authorised`: a capture of a payment that is no pre-authorisation, or is no longer open to capture;
  * - `fully-refunded`: a refund of a payment refunded in full;
- * - `exceeds-amount`: a refund above what is left of the amount, or of nothing.
+ * - `exceeds-amount`: a refund or capture above what is left of the amount, or of nothing.
  */
-export type Refusal = 'reference-used' | 'not-pending' | 'not-paid' | 'fully-refunded' | 'exceeds-amount';
+export type Refusal = 'reference-used' | 'not-pending' | 'not-paid' | 'not-authorised' | 'fully-refunded' | 'exceeds-amount';
 
 /** What the outcome of an event says of the payment: its result code and message, and the rule that gave them. */
 export interface Outcome {
@@ -90,15 +98,21 @@ export function transition(current: Payment | undefined, event: PaymentEvent, ou
  */
 export function refusalOf(current: Payment | undefined, event: PaymentEvent): Refusal | undefined {
   const { from } = TRANSITIONS[event.type];
-  if (!current) return from.includes('none') ? undefined : 'not-pending';
+  if (!current) return from.includes('none') ? undefined : event.type === 'capture' ? 'not-authorised' : 'not-pending';
   if (from.includes(current.status)) {
-    if (event.type !== 'refund') return undefined;
-    const left = toMinor(current.amount) - toMinor(current.refundedAmount);
+    if (event.type !== 'refund' && event.type !== 'capture') return undefined;
+    const left = event.type === 'refund' ? refundable(current) : toMinor(current.amount) - toMinor(current.capturedAmount ?? '0.00');
     return event.amountMinor <= 0 || event.amountMinor > left ? 'exceeds-amount' : undefined;
   }
   if (event.type === 'create') return 'reference-used';
   if (event.type === 'refund') return current.status === 'REFUNDED' ? 'fully-refunded' : 'not-paid';
+  if (event.type === 'capture') return 'not-authorised';
   return 'not-pending';
+}
+
+/** What is left to refund of a payment, in minor units: of a pre-authorisation, what was captured; else its amount. */
+export function refundable(payment: Payment): number {
+  return toMinor(payment.capturedAmount ?? payment.amount) - toMinor(payment.refundedAmount);
 }
 
 /** The response header that carries `refusalReason`, for the developer (README, "Where the spec is silent"). */
@@ -117,25 +131,41 @@ export function refusalReason(refusal: Refusal, payment: Payment | undefined, ev
     case 'reference-used':
       return `paymentReference ${payment?.paymentReference ?? ''} is already used by a ${payment?.status ?? ''} payment of this merchant`;
     case 'not-pending':
-      return payment ? `${named} is ${payment.status}; only a PENDING payment can be ${doing}` : `there is no such payment to be ${doing}`;
+      return payment ? `${named} is ${payment.status}; only a ${allowed(event)} payment can be ${doing}` : `there is no such payment to be ${doing}`;
     case 'not-paid':
-      return `${named} is ${payment?.status ?? 'unknown'}; only a SUCCESSFUL payment can be ${doing}`;
+      return `${named} is ${payment?.status ?? 'unknown'}; only a ${allowed(event)} payment can be ${doing}`;
+    case 'not-authorised':
+      return payment ? `${named} is ${payment.status}; only an ${allowed(event)} payment can be ${doing}` : `there is no such payment to be ${doing}`;
     case 'fully-refunded':
       return `${named} is already refunded in full (${payment?.amount ?? ''} ${payment?.currency ?? ''})`;
     case 'exceeds-amount': {
       const asked = event.type === 'refund' ? fromMinor(event.amountMinor) : '';
       if (event.type === 'refund' && event.amountMinor <= 0) return `a refund of ${asked} refunds nothing`;
-      const left = payment ? fromMinor(toMinor(payment.amount) - toMinor(payment.refundedAmount)) : '0.00';
+      if (event.type === 'capture') {
+        const uncaptured = payment ? fromMinor(toMinor(payment.amount) - toMinor(payment.capturedAmount ?? '0.00')) : '0.00';
+        const captured = fromMinor(event.amountMinor);
+        if (event.amountMinor <= 0) return `a capture of ${captured} captures nothing`;
+        return `a capture of ${captured} is more than the ${uncaptured} ${payment?.currency ?? ''} authorised and not yet captured of ${named}`;
+      }
+      const left = payment ? fromMinor(refundable(payment)) : '0.00';
       return `a refund of ${asked} is more than the ${left} ${payment?.currency ?? ''} left of ${named}`;
     }
   }
+}
+
+// The states an event may leave, as the reason words them: "PENDING or AUTHORIZED", "SUCCESSFUL, CAPTURED or PARTIALLY_CAPTURED".
+function allowed(event: PaymentEvent): string {
+  const states = TRANSITIONS[event.type].from.filter((state) => state !== 'none');
+  return states.length < 2 ? states.join('') : `${states.slice(0, -1).join(', ')} or ${states.at(-1)}`;
 }
 
 // What falls due belongs to a PENDING payment only: a settled one has nothing left to wait for.
 // The record is built in one literal, `due` set or cleared in it: a property deleted afterwards would make the record a slow dictionary object.
 function nextRecord(current: Payment | undefined, event: PaymentEvent, outcome: Outcome): Payment {
   const pending = (event.type === 'create' || event.type === 'choose-channel' || event.type === 'settle') && event.status === 'PENDING';
-  return changed(current, event, outcome, pending ? (outcome.due ?? current?.due) : undefined);
+  // A pre-authorisation that its customer authenticates is authorised, not paid: it waits for its capture.
+  const settled = event.type === 'settle' && event.status === 'SUCCESSFUL' && current?.capturedAmount !== undefined ? { ...event, status: 'AUTHORIZED' as const } : event;
+  return changed(current, settled, outcome, pending ? (outcome.due ?? current?.due) : undefined);
 }
 
 function changed(current: Payment | undefined, event: PaymentEvent, outcome: Outcome, due: PaymentDue | undefined): Payment {
@@ -154,9 +184,14 @@ function changed(current: Payment | undefined, event: PaymentEvent, outcome: Out
       };
     case 'settle':
       return { ...current!, status: event.status, code, message, scenario, due, updatedAt: now };
+    case 'capture': {
+      const captured = toMinor(current!.capturedAmount ?? '0.00') + event.amountMinor;
+      const status = captured === toMinor(current!.amount) ? 'CAPTURED' : 'PARTIALLY_CAPTURED';
+      return { ...current!, capturedAmount: fromMinor(captured), status, code, message, scenario, due, updatedAt: now };
+    }
     case 'refund': {
       const refunded = toMinor(current!.refundedAmount) + event.amountMinor;
-      const status = refunded === toMinor(current!.amount) ? 'REFUNDED' : 'SUCCESSFUL';
+      const status = refunded === toMinor(current!.capturedAmount ?? current!.amount) ? 'REFUNDED' : current!.status;
       return { ...current!, refundedAmount: fromMinor(refunded), status, code, message, scenario, due, updatedAt: now };
     }
     case 'cancel':

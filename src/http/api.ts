@@ -10,12 +10,13 @@ import type { MerchantClocks } from '../clock/clocks.js';
 import { commitWrites, type Outbox } from '../domain/commit.js';
 import { createOrder, listOrders, updateOrders } from '../domain/orders.js';
 import { cancelPayment, completePayment, initiatePayment, refundPayment } from '../domain/payments.js';
+import { authorisePayment, authorisePayment3ds, capturePayment, chargeCard, tokenizeCard } from '../domain/card-operations.js';
 import { factsOf, type Body } from '../domain/request.js';
 import { REASON_HEADER } from '../domain/state-machine.js';
 import { queryPayment } from '../domain/status-query.js';
 import { ApiError, badRequest, foreignOriginRefused, methodNotAllowed, notFound, unsupportedMediaType } from '../errors.js';
 import type { Merchant } from '../model/records.js';
-import type { OperationId } from '../model/operations.js';
+import { PROVIDER_ERROR_OPERATIONS, type OperationId } from '../model/operations.js';
 import { SCENARIO_HEADER, type ScenarioSelector } from '../scenarios/selector.js';
 import type { Store } from '../store/store.js';
 import { operationId, type HttpOperation } from '../validation/operations.js';
@@ -81,13 +82,15 @@ const OPERATIONS: Record<OperationId, Operation> = {
   refundPayment,
   cancelPayment,
   queryPayment,
+  authorisePayment,
+  authorisePayment3ds,
+  capturePayment,
+  chargeCard,
+  tokenizeCard,
 };
 
 /** Methods whose body is ignored: clients such as the provider's Node SDK send one on GET (README decision). */
 const BODYLESS = new Set(['GET', 'HEAD', 'DELETE']);
-
-/** Refund and cancel answer credential and parameter errors in the provider's own body (README decisions). */
-const PROVIDER_ERRORS = new Set<OperationId>(['refundPayment', 'cancelPayment']);
 
 /** One operation of the document, ready to serve: how its path matches, and what its steps need to know. */
 interface Route {
@@ -239,7 +242,7 @@ export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: Serve
       await pause(delay);
       if (action.fault === 'lose-response') return dropConnection(req, exchange, action.fault);
     }
-    sendJson(res, 200, answer.body, req.method === 'HEAD');
+    sendJson(res, answer.status ?? 200, answer.body, req.method === 'HEAD');
   }
 }
 
@@ -260,7 +263,7 @@ function routeOf(operation: HttpOperation): Route {
     names,
     allowBasic: (operation.security ?? []).some((set) => set.some((scheme) => scheme.type === 'http' && scheme.scheme === 'basic')),
     optionalAuth: (operation.security ?? []).some((set) => set.length === 0),
-    providerErrors: PROVIDER_ERRORS.has(operationId(operation) as OperationId),
+    providerErrors: PROVIDER_ERROR_OPERATIONS.has(operationId(operation) as OperationId),
   };
 }
 

@@ -7,7 +7,21 @@
 /** The operations of the Payments API, by the operationIds of openapi/payments-api.yaml. */
 export type OperationId =
   | 'exchangeKeys' | 'computeHash' | 'initiatePayment' | 'createCheckoutLink' | 'createOrder'
-  | 'updateOrders' | 'listOrders' | 'validatePayment' | 'completeMomoPayment' | 'refundPayment' | 'cancelPayment' | 'queryPayment';
+  | 'updateOrders' | 'listOrders' | 'validatePayment' | 'completeMomoPayment' | 'refundPayment' | 'cancelPayment' | 'queryPayment'
+  | CardOperationId;
+
+/** The card operations beyond the spec's eleven, as the provider describes them (external-api.yml; README, "Card pre-authorisation"). */
+export type CardOperationId = 'authorisePayment' | 'authorisePayment3ds' | 'capturePayment' | 'chargeCard' | 'tokenizeCard';
+
+/**
+ * Operations whose refusals are the provider's own body,
+ * `{"status":"ERROR","data":{"code":"S12","message":...}}`: credential and
+ * parameter errors of refund and cancel (README decisions), and of the card
+ * operations that share their family (external-api.yml, 400Response1-11).
+ */
+export const PROVIDER_ERROR_OPERATIONS: ReadonlySet<OperationId> = new Set<OperationId>([
+  'refundPayment', 'cancelPayment', 'authorisePayment', 'capturePayment', 'chargeCard', 'tokenizeCard',
+]);
 
 /**
  * What happens to a payment outside the Payments API, decided by the

@@ -12,8 +12,14 @@ export type PaymentMethod = 'CARD' | 'ACCOUNT' | 'MOMO' | 'TRANSFER' | 'CHECKOUT
  * States and transitions); PENDING, SUCCESSFUL and FAILED are the README's
  * names for what the result codes signal (20/S20/NIP pending, 00 success,
  * S12 failure); EXPIRED is a pending payment whose lifetime ran out (README, "Time").
+ * A card pre-authorisation is AUTHORIZED, then PARTIALLY_CAPTURED or
+ * CAPTURED as it is captured; a direct charge is CAPTURED; a card
+ * tokenisation is TOKENIZED (the provider's names: external-api.yml,
+ * Authorise, Capture, ChargeCard and TokenizeaCard).
  */
-export type PaymentStatus = 'PENDING' | 'SUCCESSFUL' | 'FAILED' | 'CANCELLED' | 'REFUNDED' | 'EXPIRED';
+export type PaymentStatus =
+  | 'PENDING' | 'SUCCESSFUL' | 'FAILED' | 'CANCELLED' | 'REFUNDED' | 'EXPIRED'
+  | 'AUTHORIZED' | 'PARTIALLY_CAPTURED' | 'CAPTURED' | 'TOKENIZED';
 
 /**
  * What falls due for a pending payment, on its merchant's clock (README,
@@ -61,6 +67,12 @@ export interface Payment {
   amount: string;
   /** decimal string, major units: what has been refunded so far */
   refundedAmount: string;
+  /**
+   * decimal string, major units: what has been captured so far. Present
+   * exactly on a card pre-authorisation (POST /payments/authorise and
+   * /payments/authorise3ds), whose `amount` is the amount authorised.
+   */
+  capturedAmount?: string;
   currency: string;
   country: string;
   fullName?: string;

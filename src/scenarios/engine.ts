@@ -15,6 +15,8 @@ export interface Facts {
   headers: Record<string, string | string[] | undefined>;
   /** the stored payment the request names, if there is one */
   payment?: Payment;
+  /** the card a card operation charges (its number's, or its cardToken's): BIN and last four only */
+  card?: { bin: string; last4: string };
 }
 
 /**
@@ -81,6 +83,11 @@ export function matches(scenario: Scenario, facts: Facts): boolean {
     if (exists !== undefined && exists !== (facts.payment !== undefined)) return false;
     for (const [field, condition] of Object.entries(fields)) {
       if (!facts.payment || !holds(condition, facts.payment[field as 'scenario' | 'status' | 'method'])) return false;
+    }
+  }
+  if (match.card) {
+    for (const [field, condition] of Object.entries(match.card)) {
+      if (!facts.card || !holds(condition, facts.card[field as 'bin' | 'last4'])) return false;
     }
   }
   return true;

@@ -72,6 +72,8 @@ export interface Scenario {
     body?: Record<string, Condition>;
     headers?: Record<string, Condition>;
     payment?: { exists?: boolean; scenario?: Condition; status?: Condition; method?: Condition };
+    /** the card a card operation charges, sent by number or by cardToken */
+    card?: { bin?: Condition; last4?: Condition };
   };
   then: Outcome;
   example: {

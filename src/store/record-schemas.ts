@@ -31,7 +31,10 @@ function oneOf<T extends string>(values: Record<T, true>): object {
 }
 
 const METHODS: Record<PaymentMethod, true> = { CARD: true, ACCOUNT: true, MOMO: true, TRANSFER: true, CHECKOUT: true, ORDER: true };
-const STATUSES: Record<PaymentStatus, true> = { PENDING: true, SUCCESSFUL: true, FAILED: true, CANCELLED: true, REFUNDED: true, EXPIRED: true };
+const STATUSES: Record<PaymentStatus, true> = {
+  PENDING: true, SUCCESSFUL: true, FAILED: true, CANCELLED: true, REFUNDED: true, EXPIRED: true,
+  AUTHORIZED: true, PARTIALLY_CAPTURED: true, CAPTURED: true, TOKENIZED: true,
+};
 const CHANNELS: Record<NonNullable<Payment['channel']>, true> = { CARD: true, ACCOUNT: true, TRANSFER: true };
 
 // `released` came after the first store files: optional, so that those still open (tables.ts, MerchantRecord).
@@ -55,7 +58,7 @@ const due = record<PaymentDue>(
 const payment = record<Payment>(
   {
     publicKey: text, paymentReference: text, linkingReference: text, method: oneOf(METHODS), status: oneOf(STATUSES),
-    code: text, message: text, amount: text, refundedAmount: text, currency: text, country: text,
+    code: text, message: text, amount: text, refundedAmount: text, capturedAmount: text, currency: text, country: text,
     fullName: text, email: text, mobileNumber: text, productId: text, productDescription: text,
     card, transfer, channel: oneOf(CHANNELS), channelType: text, deviceType: text, sourceIP: text, type: text,
     redirectUrl: text, callbackUrl: text, scenario: text, due, createdAt: text, updatedAt: text,

@@ -1,6 +1,6 @@
 import type { Delivery, MerchantClock, WebhookEndpoint } from '../model/notifications.js';
 import type { Merchant } from '../model/records.js';
-import type { Order, Payment } from '../model/records.js';
+import type { Order, Payment, StoredCard } from '../model/records.js';
 import { Disk } from './disk.js';
 import { StoreOpenError, StoreUnavailableError } from './errors.js';
 import { StoreLock } from './lock.js';
@@ -171,6 +171,16 @@ export class Store {
   /** The payment with this linkingReference, whoever's it is: the customer pages know a payment by it alone. */
   paymentWithLinkingReference(linkingReference: string): Payment | undefined {
     return this.tables.paymentWithLinkingReference(linkingReference);
+  }
+
+  /**
+   * The card behind a card token of one merchant (`card.token` of any of its
+   * payments: an authorisation, a tokenisation, a card payment), if any; a
+   * token of another merchant is none of this one's. Looks through the
+   * merchant's payments: a merchant's tokens are few in a sandbox.
+   */
+  cardOfToken(publicKey: string, token: string): StoredCard | undefined {
+    return this.tables.paymentList(publicKey).find((payment) => payment.card?.token === token)?.card;
   }
 
   /** All payments of one merchant, oldest first. */

@@ -1,9 +1,7 @@
 import { inputError, missingParameter, paymentTypeMissing } from '../errors.js';
+import { PROVIDER_ERROR_OPERATIONS, type OperationId } from '../model/operations.js';
 import { relax, unredirectableUrls } from './leniency.js';
 import { operationId, requestViolations, type HttpOperation, type RequestToCheck, type Violation } from './operations.js';
-
-/** Operations whose refusals carry the provider's `Invalid/Missing parameters = <field>` body (README decisions). */
-const PARAMETER_ERRORS = new Set(['refundPayment', 'cancelPayment']);
 
 /** How strictly a request is checked. */
 export interface CheckOptions {
@@ -27,7 +25,8 @@ export interface CheckedRequest {
  * @param raw     the body's bytes, to read numbers exactly
  * @throws ApiError 400 Payment Type cannot be null for an initiate body
  *   without paymentType (spec, Errors); the provider's `Invalid/Missing
- *   parameters` body for refund and cancel; otherwise 400 INPUT with a
+ *   parameters` body for refund, cancel and the card operations
+ *   (PROVIDER_ERROR_OPERATIONS); otherwise 400 INPUT with a
  *   message that names every offending field.
  */
 export function checkRequest(operation: HttpOperation, request: RequestToCheck, raw: Buffer | undefined, options: CheckOptions): CheckedRequest {
@@ -52,7 +51,7 @@ export function checkRequest(operation: HttpOperation, request: RequestToCheck, 
     }
   }
   if (violations.length === 0) return { body: relaxedBody, warnings: [...warnings] };
-  if (PARAMETER_ERRORS.has(id)) throw missingParameter(fieldOf(violations[0]!));
+  if (PROVIDER_ERROR_OPERATIONS.has(id as OperationId)) throw missingParameter(fieldOf(violations[0]!));
   throw inputError(describe(violations));
 }
 

@@ -52,7 +52,7 @@ describe('refusals that say why', () => {
     const refused = await refund(String(body.paymentReference), '150.00');
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual({ status: 'ERROR', data: { code: 'S12', message: 'No authorised transaction found for this reference' } });
-    expect(refused.headers['x-sandbox-reason']).toBe(`payment ${body.paymentReference} is PENDING; only a SUCCESSFUL payment can be refunded`);
+    expect(refused.headers['x-sandbox-reason']).toBe(`payment ${body.paymentReference} is PENDING; only a SUCCESSFUL, CAPTURED or PARTIALLY_CAPTURED payment can be refunded`);
   });
 
   it('a refund beyond what is left, then of a payment refunded in full, and a cancel of a paid one: S12, each with its reason', async () => {
@@ -65,7 +65,7 @@ describe('refusals that say why', () => {
     expect(twice.headers['x-sandbox-reason']).toBe(`payment ${reference} is already refunded in full (1500.00 NGN)`);
     const cancelled = await cancel(reference);
     expect(cancelled.body.data).toMatchObject({ code: 'S12', message: 'Transaction Failed' });
-    expect(cancelled.headers['x-sandbox-reason']).toBe(`payment ${reference} is REFUNDED; only a PENDING payment can be cancelled`);
+    expect(cancelled.headers['x-sandbox-reason']).toBe(`payment ${reference} is REFUNDED; only a PENDING or AUTHORIZED payment can be cancelled`);
     expect(await journalReason(reference, '/payments/cancel')).toBe(cancelled.headers['x-sandbox-reason']);
   });
 
@@ -74,6 +74,6 @@ describe('refusals that say why', () => {
     await api.as(merchant, 'POST', '/payments/initiates', body);
     const refused = await refund('SBREF-ÉTÉ-1', '150.00');
     expect(refused.status).toBe(400);
-    expect(refused.headers['x-sandbox-reason']).toBe('payment SBREF-?T?-1 is PENDING; only a SUCCESSFUL payment can be refunded');
+    expect(refused.headers['x-sandbox-reason']).toBe('payment SBREF-?T?-1 is PENDING; only a SUCCESSFUL, CAPTURED or PARTIALLY_CAPTURED payment can be refunded');
   });
 });

@@ -134,9 +134,47 @@ describe('seerbit-nodejs 0.3.0 samples through HTTPS_PROXY', () => {
     TIMEOUT,
   );
 
+  it(
+    'CardCheckout.AuthorizePreAuth (samples/card/authorizePreAuth.js): 00 APPROVED, AUTHORIZED with the card\'s BIN, last four and token; the payment is stored AUTHORIZED',
+    async () => {
+      const run = await samples.run('authorize-preauth', await SdkSamples.sample('card/authorizePreAuth.js'));
+      expect(run.printed, run.stdout + run.stderr).toMatchObject({
+        status: 'SUCCESS',
+        data: { code: '00', message: 'APPROVED', payments: { status: 'AUTHORIZED', card: { bin: '512345', last4: '0008', token: expect.stringMatching(/^SBCTK_/) } } },
+      });
+      const reference = String(run.printed.data.payments.paymentReference);
+      const stored = (await storedPayments()).find((payment) => payment.linkingReference === run.printed.data.payments.linkingReference);
+      expect(stored, reference).toMatchObject({ status: 'AUTHORIZED', amount: '100.00', capturedAmount: '0.00', method: 'CARD' });
+      const entries = await journal('/payments/authorise');
+      expect(entries.some((entry: any) => entry.method === 'POST' && entry.status === 201), JSON.stringify(entries)).toBe(true);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'CardCheckout.Tokenize is sent as GET: the SDK rejects with 405 and a body naming POST, and no card is kept',
+    async () => {
+      const source = [
+        'const { Client, Config, CardCheckout } = require("seerbit-nodejs");',
+        'const { SeerBitConfig } = require("./config");',
+        'const client = new Client(new Config({ publicKey: SeerBitConfig.PUBLIC_KEY, secretKey: SeerBitConfig.SECRET_KEY, bearerToken: SeerBitConfig.TOKEN }));',
+        'new CardCheckout(client).Tokenize({ amount: "0.00", country: "NG", currency: "NGN", cardNumber: "5123450000000008", cvv: "100", expiryMonth: "05", expiryYear: "30", paymentReference: "SDK-TOKENIZE-" + Date.now() })',
+        '  .then((res) => console.log(res)).catch((e) => console.log(e));',
+      ].join('\n');
+      const before = (await storedPayments()).filter((payment) => payment.status === 'TOKENIZED').length;
+      const run = await samples.run('tokenize', source);
+      expect(run.printed, run.stdout + run.stderr).toMatchObject({ name: 'HttpClientException', statusCode: 405 });
+      expect(run.printed.responseBody).toMatch(/\bPOST\b/);
+      expect((await storedPayments()).filter((payment) => payment.status === 'TOKENIZED')).toHaveLength(before);
+    },
+    TIMEOUT,
+  );
+
   it.each([
     ['CardCheckout.RefundPreAuth (the refund sample calling RefundPreAuth)', 'card/refundPayment.js', '/payments/refund', ['checkout.Refund(payload)', 'checkout.RefundPreAuth(payload)']],
     ['CardCheckout.CancelPreAuth (samples/card/cancelPayment.js)', 'card/cancelPayment.js', '/payments/cancel', undefined],
+    ['CardCheckout.CapturePreAuth (samples/card/capturePayment.js)', 'card/capturePayment.js', '/payments/capture', undefined],
+    ['CardCheckout.AuthorizePreAuthWithToken (samples/card/authorizePreAuthWithToken.js)', 'card/authorizePreAuthWithToken.js', '/payments/authorise', undefined],
   ] as const)(
     '%s is sent as GET: the SDK rejects with 405 and a body naming POST',
     async (_title, sample, path, edit) => {

@@ -51,7 +51,7 @@ describe('refundPayment', () => {
     expect(error.status).toBe(400);
     expect(error.body).toEqual({ status: 'ERROR', data: { code: 'S12', message: 'No authorised transaction found for this reference' } });
     expect(error.scenario).toBe('no-authorised-transaction');
-    expect(error.headers['X-Sandbox-Reason']).toBe(`payment ${REF} is PENDING; only a SUCCESSFUL payment can be refunded`);
+    expect(error.headers['X-Sandbox-Reason']).toBe(`payment ${REF} is PENDING; only a SUCCESSFUL, CAPTURED or PARTIALLY_CAPTURED payment can be refunded`);
   });
 
   it('an unknown reference: the same ApiError 400', async () => {
@@ -108,7 +108,7 @@ describe('cancelPayment', () => {
     payment({ paymentReference: REF, status }, store);
     const done = untouched(store, () => cancelPayment(factsFor(store, 'cancelPayment', { paymentReference: REF }), selection(scenario('cancel-approved')), ENV));
     expect(summary(done)).toEqual({
-      ...S12, scenario: 'cancel-not-allowed', reason: `payment ${REF} is ${status}; only a PENDING payment can be cancelled`, writes: 0,
+      ...S12, scenario: 'cancel-not-allowed', reason: `payment ${REF} is ${status}; only a PENDING or AUTHORIZED payment can be cancelled`, writes: 0,
     });
     expect(done.body.data.payments).toEqual({});
   });

@@ -1,0 +1,161 @@
+import { noAuthorisedTransaction, providerError, type ApiError } from '../errors.js';
+import type { Payment, StoredCard } from '../model/records.js';
+import type { Selection } from '../scenarios/selector.js';
+import { answerWith, paymentWrite, refused, type Answer, type OperationEnv } from './answer.js';
+import { answerCreating, newPayment } from './payments.js';
+import type { RequestFacts } from './request.js';
+import { REASON_HEADER, refusalReason, transition, type PaymentEvent } from './state-machine.js';
+
+/**
+ * The card operations the provider's SDKs call beyond the spec's eleven
+ * (external-api.yml: Authorise, 3DSAuthorise, Capture, ChargeCard,
+ * TokenizeaCard; README, "Card pre-authorisation"): a pre-authorisation is
+ * created AUTHORIZED (or PENDING until its customer authenticates), captured
+ * in parts or at once, and cancelled or refunded through the spec's own
+ * endpoints; a direct charge is CAPTURED at once; a tokenisation is
+ * TOKENIZED. Each card operation takes the card's fields or a `cardToken`
+ * the merchant was given for a card before. Outcomes come from the catalogue
+ * (scenarios/payments.yaml) by the card's test values.
+ */
+
+/**
+ * The HTTP status of each card operation's envelope: the provider's document
+ * labels them 201, and its PHP SDK's tests, run against the provider, expect
+ * 201 of authorise, charge and tokenize and 200 of capture (README, "Where
+ * the spec is silent").
+ */
+export const CARD_ANSWER_STATUS = { authorisePayment: 201, authorisePayment3ds: 200, capturePayment: 200, chargeCard: 201, tokenizeCard: 201 } as const;
+
+/**
+ * POST /payments/authorise: a card pre-authorisation, AUTHORIZED (00
+ * APPROVED) or FAILED (S12, S12-91) as the catalogue says, with the card's
+ * BIN, last four and token.
+ * @throws ApiError 400 in the provider's body: Duplicate transaction
+ *   reference, Missing Card details (no card, or a cardToken that is none of
+ *   the merchant's), Incomplete Card details (a number without its expiry).
+ */
+export function authorisePayment(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+  return withStatus(answerCreating(facts, selection, cardPayment(facts, env, true), withCard), CARD_ANSWER_STATUS.authorisePayment);
+}
+
+/**
+ * POST /payments/authorise3ds: a pre-authorisation that waits for its
+ * customer on the card authentication page (`redirectLink`); the page's
+ * success leaves it AUTHORIZED (src/domain/state-machine.ts). The answer's
+ * status is the provider's `AUTHORISATION PENDING`.
+ * @throws ApiError as authorisePayment
+ */
+export function authorisePayment3ds(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+  const record = cardPayment(facts, env, true);
+  return answerCreating(facts, selection, record, (payment) => ({
+    paymentReference: payment.paymentReference,
+    redirectLink: env.links.authenticate(payment.linkingReference),
+    linkingReference: payment.linkingReference,
+    status: payment.status === 'PENDING' ? 'AUTHORISATION PENDING' : payment.status,
+  }));
+}
+
+/**
+ * POST /payments/charge: a card charged at once, without 3-D Secure:
+ * CAPTURED or FAILED. The card sits beside `payments` in `data`, as the
+ * provider's example has it (external-api.yml, ChargeCardResponse).
+ * @throws ApiError as authorisePayment
+ */
+export function chargeCard(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+  const record = cardPayment(facts, env, false);
+  return withStatus(
+    answerCreating(
+      facts,
+      selection,
+      record,
+      (payment) => ({
+        payments: { paymentReference: payment.paymentReference, linkingReference: payment.linkingReference, status: payment.status },
+        card: payment.card,
+      }),
+      null,
+    ),
+    CARD_ANSWER_STATUS.chargeCard,
+  );
+}
+
+/**
+ * POST /payments/tokenize: the card is kept as a token (`card.token`) that
+ * the merchant's later authorisations and charges may send as `cardToken`;
+ * the payment, of the amount sent (the provider's example sends 0.00), is
+ * TOKENIZED.
+ * @throws ApiError as authorisePayment
+ */
+export function tokenizeCard(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+  return withStatus(answerCreating(facts, selection, cardPayment(facts, env, false), withCard), CARD_ANSWER_STATUS.tokenizeCard);
+}
+
+/**
+ * POST /payments/capture: captures `amount` of an AUTHORIZED or
+ * PARTIALLY_CAPTURED pre-authorisation; it is CAPTURED once all it
+ * authorised is. A capture beyond what is left is refused (S12 Transaction
+ * Failed) and changes nothing, whatever rule was chosen.
+ * @throws ApiError 400 No authorised transaction found for this reference
+ *   (the provider's body) for an unknown reference or a payment that is no
+ *   pre-authorisation open to capture; 400 for a currency other than the payment's
+ */
+export function capturePayment(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+  const payment = facts.payment;
+  const event: PaymentEvent = { type: 'capture', amountMinor: facts.amountMinor ?? 0 };
+  if (!payment) throw noAuthorisedTransaction();
+  const rule = selection.rule;
+  const capture = transition(payment, event, { code: rule.then.code ?? '', message: rule.then.message ?? '', scenario: rule.name, now: env.now() });
+  if (capture.refused === 'not-authorised') throw noAuthorisedTransaction(refusalReason('not-authorised', payment, event, 'captured'));
+  if (facts.currency !== undefined && facts.currency !== payment.currency) {
+    throw providerError(400, 'Invalid/Missing parameters = currency', 'invalid-parameters');
+  }
+  if (capture.refused) return refused('capture-exceeds-amount', refusalReason(capture.refused, payment, event, 'captured'));
+  // A rule without a state (a forced decline) captures nothing.
+  const stored = rule.then.state ? capture.payment : payment;
+  return answerWith(
+    rule,
+    () => ({ paymentReference: stored.paymentReference, status: stored.status, card: stored.card }),
+    'payments',
+    rule.then.state ? [paymentWrite(capture.payment, payment)] : [],
+  );
+}
+
+// The payment a card operation would create, from the card's fields or its token; a pre-authorisation has captured nothing yet.
+function cardPayment(facts: RequestFacts, env: OperationEnv, preauthorisation: boolean): Payment {
+  const card = tokenCardOf(facts);
+  const record = newPayment(facts, facts.newPayment!, 'CARD', env.now());
+  if (card) record.card = card;
+  if (preauthorisation) record.capturedAmount = '0.00';
+  if (facts.payment) throw duplicateReference(facts.payment, record);
+  return record;
+}
+
+// The stored card of the request's cardToken; undefined when it sends the card's number (newPayment keeps that one).
+function tokenCardOf(facts: RequestFacts): StoredCard | undefined {
+  if (facts.cardToken !== undefined) {
+    if (facts.tokenCard) return facts.tokenCard;
+    const error = providerError(400, 'Missing Card details', 'missing-card-details');
+    error.headers[REASON_HEADER] = `cardToken ${facts.cardToken.slice(0, 40)} is not a card token of merchant ${facts.publicKey}`;
+    throw error;
+  }
+  const body = facts.body;
+  if (facts.newPayment?.cardNumber === undefined) throw providerError(400, 'Missing Card details', 'missing-card-details');
+  if (body.expiryMonth === undefined || body.expiryYear === undefined) throw providerError(400, 'Incomplete Card details', 'incomplete-card-details');
+  return undefined;
+}
+
+// The provider's answer to a reference already used (external-api.yml, 400Response1), whatever rule was chosen.
+function duplicateReference(stored: Payment, record: Payment): ApiError {
+  const error = providerError(400, 'Duplicate transaction reference', 'duplicate-reference');
+  error.headers[REASON_HEADER] = refusalReason('reference-used', stored, { type: 'create', record, status: record.status }, 'created');
+  return error;
+}
+
+const withStatus = (answer: Answer, status: number): Answer => ({ ...answer, status });
+
+// The payload of an authorisation and a tokenisation (external-api.yml, Authorise201Response, TokenizeCardResponse).
+const withCard = (payment: Payment) => ({
+  paymentReference: payment.paymentReference,
+  linkingReference: payment.linkingReference,
+  status: payment.status,
+  card: payment.card,
+});
