@@ -9,7 +9,8 @@ import type { Violation } from './violations.js';
  * Each leniency turns one violation of the OpenAPI document into a warning:
  * - a JSON number where the spec types a string (amount, paymentReference,
  *   card fields, productId, ...): read from its exact text, amounts as
- *   decimals with at most 2 places;
+ *   decimals with at most 2 places, a whole number in exponent form
+ *   (`8.033456599E9`, as the provider's examples send mobileNumber) as its digits;
  * - `null` for a field: as if the field were left out;
  * - `paymentType: "TRANSFER"`: the transfer variant;
  * - a callbackUrl / redirectUrl that is no redirect target (isRedirectTarget,
@@ -153,10 +154,20 @@ function keptAsSent(field: string, name: string, value: unknown, violation: Viol
 /** A number's exact text as the string the spec expects, or undefined when it cannot be one. */
 function asString(field: string, text: string): string | undefined {
   if (AMOUNT_FIELDS.has(field)) return AMOUNT_TEXT.test(text) ? text : undefined;
-  const digits = DIGITS_TEXT.exec(text)?.[1];
+  const digits = DIGITS_TEXT.exec(integerText(text))?.[1];
   if (digits === undefined) return undefined;
   // The spec's expiry month is two digits: a client that sends 5 means "05".
   return field === 'expiryMonth' ? digits.padStart(2, '0') : digits;
+}
+
+// A whole number in exponent form as its digits ("8.033456599E9" is "8033456599"), as the provider's
+// own examples send a mobileNumber (external-api.yml, TokenizeaCardRequest); any other text as it is.
+function integerText(text: string): string {
+  const parts = /^([0-9]+)(?:\.([0-9]+))?[eE]\+?([0-9]{1,2})$/.exec(text);
+  if (!parts) return text;
+  const [, whole, fraction = '', exponent] = parts;
+  const shift = Number(exponent);
+  return fraction.length > shift ? text : `${whole}${fraction}${'0'.repeat(shift - fraction.length)}`;
 }
 
 // Only top-level fields and the fields of order items are relaxed.

@@ -68,6 +68,20 @@ describe('numbers where the spec sends strings', () => {
     expect(stored(body.paymentReference)).toBeUndefined();
   });
 
+  it('reads a mobileNumber in exponent form as its digits, as the provider\'s tokenize and charge examples send it (decision 50)', async () => {
+    const body = cardPayment({ publicKey: merchant.publicKey, mobileNumber: 'MOBILE' });
+    const response = await api.send('POST', '/payments/tokenize', undefined, `Bearer ${merchant.token}`, JSON.stringify({ ...body, amount: '0.00' }).replace('"MOBILE"', '8.033456599E9'));
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    expect(warningsOf(response)).toContain('mobileNumber: a JSON number, the spec sends a string');
+    expect(stored(body.paymentReference)?.mobileNumber).toBe('8033456599');
+    // Not a whole number: a fraction left after the shift is no string of digits.
+    const again = cardPayment({ publicKey: merchant.publicKey, mobileNumber: 'MOBILE' });
+    const fraction = await api.send('POST', '/payments/tokenize', undefined, `Bearer ${merchant.token}`, JSON.stringify({ ...again, amount: '0.00' }).replace('"MOBILE"', '8.0334565991E9'));
+    expect(fraction.status).toBe(400);
+    expect(fraction.body).toEqual({ status: 'ERROR', data: { code: 'S12', message: 'Invalid/Missing parameters = mobileNumber' } });
+    expect(stored(again.paymentReference)).toBeUndefined();
+  });
+
   it('refuses a card number with a fraction', async () => {
     const response = await initiateRaw(JSON.stringify(cardPayment({ publicKey: merchant.publicKey, cardNumber: 'CARD-NUMBER' })).replace('"CARD-NUMBER"', '5123450000000008.5'));
     expect(response.status).toBe(400);
