@@ -134,10 +134,24 @@ export const cardOf = (cardNumber: string, linkingReference: string): StoredCard
   token: `SBCTK_${createHash('sha256').update(`card-token:${linkingReference}`).digest('hex').slice(0, 24)}`,
 });
 
+/** The completion endpoints: the spec's validate and momo/otp, and the provider's card OTP (README decision 51). */
+type Completion = 'validatePayment' | 'completeMomoPayment' | 'completeCardOtp';
+
 /** Which methods each completion endpoint completes (README decision: validate also takes card OTPs). */
-const COMPLETES: Record<'validatePayment' | 'completeMomoPayment', readonly PaymentMethod[]> = {
+const COMPLETES: Record<Completion, readonly PaymentMethod[]> = {
   validatePayment: ['ACCOUNT', 'CARD'],
   completeMomoPayment: ['MOMO'],
+  completeCardOtp: ['CARD'],
+};
+
+/** Where each completion endpoint sends the payments it does not complete. */
+const COMPLETED_BY: Record<PaymentMethod, string> = {
+  CARD: 'POST /payments/validate or POST /payments/otp',
+  ACCOUNT: 'POST /payments/validate',
+  MOMO: 'POST /payments/momo/otp',
+  TRANSFER: 'no OTP: the customer sends the transfer',
+  CHECKOUT: 'the hosted checkout page',
+  ORDER: 'the hosted checkout page',
 };
 
 /**
@@ -149,14 +163,16 @@ const COMPLETES: Record<'validatePayment' | 'completeMomoPayment', readonly Paym
  *   belongs to the other completion endpoint.
  */
 export function completePayment(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
-  const operation = facts.operation === 'completeMomoPayment' ? 'completeMomoPayment' : 'validatePayment';
+  const operation = facts.operation as Completion;
   const { linkingReference, payment } = facts;
   if (!payment) throw notFound(`No payment with linkingReference ${linkingReference}`);
   if (!COMPLETES[operation].includes(payment.method)) {
-    const where = payment.method === 'MOMO' ? 'POST /payments/momo/otp' : 'POST /payments/validate';
-    throw inputError(`linkingReference ${linkingReference} is a ${payment.method} payment: complete it with ${where}`);
+    throw inputError(`linkingReference ${linkingReference} is a ${payment.method} payment: complete it with ${COMPLETED_BY[payment.method]}`);
   }
-  const details = { paymentReference: payment.paymentReference, linkingReference, authoption: [] };
+  // The card OTP endpoint answers the provider's own keys (surface.md, 4): `reference`, `linkingreference`.
+  const details = operation === 'completeCardOtp'
+    ? { reference: payment.paymentReference, linkingreference: linkingReference }
+    : { paymentReference: payment.paymentReference, linkingReference, authoption: [] };
   const rule = selection.rule;
   const event: PaymentEvent = { type: 'settle', status: rule.then.state ?? 'SUCCESSFUL' };
   const settled = transition(payment, event, outcomeOf(rule, env));

@@ -131,7 +131,9 @@ export interface RequestParts {
  * @param store    read only: the payment, order or orders the request names
  */
 export function factsOf(parts: RequestParts, merchant: Merchant, newMerchant: boolean, store: Store): RequestFacts {
-  const { operation, body, params } = parts;
+  const { operation, params } = parts;
+  // POST /payments/otp comes in two shapes (README decision 51): read as the one flat body the rules match.
+  const body = operation === 'completeCardOtp' ? cardOtpBody(parts.body) : parts.body;
   const publicKey = merchant.publicKey;
   const paymentReference = typeof body.paymentReference === 'string' ? body.paymentReference : params.paymentReference;
   const linkingReference = typeof body.linkingReference === 'string' ? body.linkingReference : undefined;
@@ -196,6 +198,23 @@ export function factsOf(parts: RequestParts, merchant: Merchant, newMerchant: bo
       break;
   }
   return facts;
+}
+
+/**
+ * The body of POST /payments/otp as one flat `{linkingReference, otp}`:
+ * the provider's Python and Java SDKs send
+ * `{"transaction": {"linkingreference", "otp"}}`, its PHP SDK the flat
+ * `{linkingReference, otp, publicKey}` (../shared/provider/surface.md, 4).
+ */
+export function cardOtpBody(body: Body): Body {
+  const nested = typeof body.transaction === 'object' && body.transaction !== null ? (body.transaction as Body) : body;
+  const flat: Body = {};
+  const linkingReference = nested.linkingreference ?? nested.linkingReference;
+  if (linkingReference !== undefined) flat.linkingReference = linkingReference;
+  if (nested.otp !== undefined) flat.otp = nested.otp;
+  const publicKey = body.publicKey ?? body.publickey;
+  if (publicKey !== undefined) flat.publicKey = publicKey;
+  return flat;
 }
 
 function newPaymentFields(body: Body, card: boolean): NewPaymentFields {

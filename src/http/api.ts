@@ -87,6 +87,7 @@ const OPERATIONS: Record<OperationId, Operation> = {
   capturePayment,
   chargeCard,
   tokenizeCard,
+  completeCardOtp: completePayment,
 };
 
 /** Methods whose body is ignored: clients such as the provider's Node SDK send one on GET (README decision). */

@@ -11,7 +11,7 @@ export type OperationId =
   | CardOperationId;
 
 /** The card operations beyond the spec's eleven, as the provider describes them (external-api.yml; README, "Card pre-authorisation"). */
-export type CardOperationId = 'authorisePayment' | 'authorisePayment3ds' | 'capturePayment' | 'chargeCard' | 'tokenizeCard';
+export type CardOperationId = 'authorisePayment' | 'authorisePayment3ds' | 'capturePayment' | 'chargeCard' | 'tokenizeCard' | 'completeCardOtp';
 
 /**
  * Operations whose refusals are the provider's own body,

@@ -66,9 +66,9 @@ describe('GET /scenarios', () => {
     expect(listed.map((scenario) => scenario.name)).toEqual(shipped.map((scenario) => scenario.name));
     const byName = new Map(listed.map((scenario) => [scenario.name, scenario]));
     expect(byName.get('account-pending')).toMatchObject({ explicit: false, operations: ['initiatePayment'] });
-    expect(byName.get('otp-correct')).toMatchObject({ explicit: false, operations: ['validatePayment', 'completeMomoPayment'] });
+    expect(byName.get('otp-correct')).toMatchObject({ explicit: false, operations: ['validatePayment', 'completeMomoPayment', 'completeCardOtp'] });
     expect(byName.get('hang')).toMatchObject({ explicit: true });
-    expect(byName.get('transaction-failed')!.operations).toEqual(['initiatePayment', 'validatePayment', 'completeMomoPayment', 'refundPayment', 'cancelPayment', 'queryPayment']);
+    expect(byName.get('transaction-failed')!.operations).toEqual(['initiatePayment', 'validatePayment', 'completeMomoPayment', 'refundPayment', 'cancelPayment', 'queryPayment', 'authorisePayment', 'authorisePayment3ds', 'capturePayment', 'chargeCard', 'tokenizeCard', 'completeCardOtp']);
   });
 });
 

@@ -33,6 +33,7 @@ const ROUTES: Record<OperationId, ['GET' | 'POST' | 'PUT', string]> = {
   capturePayment: ['POST', '/payments/capture'],
   chargeCard: ['POST', '/payments/charge'],
   tokenizeCard: ['POST', '/payments/tokenize'],
+  completeCardOtp: ['POST', '/payments/otp'],
 };
 
 const shipped = await loadCatalogue();
