@@ -55,6 +55,8 @@ export interface OperationEnv {
   links: Links;
   /** the current time on the request's merchant's clock, ISO 8601 UTC (README, "Time") */
   now(): string;
+  /** the account-payment minimum of the catalogue, decimal string in major units (src/scenarios/engine.ts, accountMinimum) */
+  accountMinimum: string;
 }
 
 /**

@@ -11,6 +11,7 @@ import { commitWrites, type Outbox } from '../domain/commit.js';
 import { createOrder, listOrders, updateOrders } from '../domain/orders.js';
 import { cancelPayment, completePayment, initiatePayment, refundPayment } from '../domain/payments.js';
 import { authorisePayment, authorisePayment3ds, capturePayment, chargeCard, tokenizeCard } from '../domain/card-operations.js';
+import { listBanks, listNetworks } from '../domain/lookups.js';
 import { factsOf, type Body } from '../domain/request.js';
 import { REASON_HEADER } from '../domain/state-machine.js';
 import { queryPayment } from '../domain/status-query.js';
@@ -88,6 +89,8 @@ const OPERATIONS: Record<OperationId, Operation> = {
   chargeCard,
   tokenizeCard,
   completeCardOtp: completePayment,
+  listBanks,
+  listNetworks,
 };
 
 /** Methods whose body is ignored: clients such as the provider's Node SDK send one on GET (README decision). */
@@ -130,6 +133,8 @@ export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: Serve
   for (const route of routes) byPath.set(route.path.toLowerCase(), [...(byPath.get(route.path.toLowerCase()) ?? []), route]);
   const parametric = routes.filter((route) => route.pattern !== undefined);
   const random = deps.selector.engine.random;
+  // Without a minimum in the catalogue, account payments take any amount above zero.
+  const accountMinimum = deps.selector.engine.accountMinimum() ?? '0.01';
   // A merchant's browser code calls the Payments API from its own origin.
   const corsHandler = deps.cors ? cors({ origin: true, exposedHeaders: EXPOSED_HEADERS, maxAge: 600 }) : undefined;
   // Without --cors, no page of another site may change anything: a form or a no-cors fetch needs no preflight to be sent.
@@ -179,7 +184,7 @@ export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: Serve
     if (fault === 'drop-connection') return dropConnection(req, exchange, fault);
     if (fault === 'hang') return deps.hung.hold(req, exchange, fault);
     if (selection.forced && selection.rule.then.http) throw httpOutcome(selection.rule);
-    const env: OperationEnv = { links: deps.links, now: () => deps.clocks.now(known.publicKey) };
+    const env: OperationEnv = { links: deps.links, now: () => deps.clocks.now(known.publicKey), accountMinimum };
     const answer = OPERATIONS[route.id](facts, selection, env);
     // A new merchant, or one a key exchange bound again after a reset, is stored once its request is answered (README decisions 2, 27).
     await commitWrites(deps.store, bindsMerchant ? [merchantWrite(known), ...answer.writes] : answer.writes, deps.outbox);

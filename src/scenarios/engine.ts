@@ -49,6 +49,20 @@ export class ScenarioEngine {
     return scenario;
   }
 
+  /**
+   * The amount below which an account payment is refused: the `lessThan` of
+   * the first rule that refuses account initiates by amount (the shipped
+   * `amount-below-minimum`, spec Limits 2), so that the bank list shows the
+   * figure the initiate applies; undefined when the catalogue has no such rule.
+   */
+  accountMinimum(): string | undefined {
+    const rule = this.scenarios.find((scenario) => {
+      const { body } = scenario.match;
+      return !scenario.explicit && [scenario.match.operation].flat().includes('initiatePayment') && body?.paymentType?.equals === 'ACCOUNT' && body.amount?.lessThan !== undefined;
+    });
+    return rule?.match.body?.amount?.lessThan;
+  }
+
   /** The scenario of that name, if the catalogue has one. */
   find(name: string): Scenario | undefined {
     return this.scenarios.find((scenario) => scenario.name === name);

@@ -34,6 +34,8 @@ const ROUTES: Record<OperationId, ['GET' | 'POST' | 'PUT', string]> = {
   chargeCard: ['POST', '/payments/charge'],
   tokenizeCard: ['POST', '/payments/tokenize'],
   completeCardOtp: ['POST', '/payments/otp'],
+  listBanks: ['GET', '/banks/merchant/{publicKey}'],
+  listNetworks: ['GET', '/networks'],
 };
 
 const shipped = await loadCatalogue();

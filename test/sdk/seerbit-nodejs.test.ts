@@ -152,6 +152,22 @@ describe('seerbit-nodejs 0.3.0 samples through HTTPS_PROXY', () => {
   );
 
   it(
+    'AccountsService.BanksList (samples/account/bankList.js) and MobileMoneyCheckout.MobileMoneyNetworks (samples/momo/getMobileNetworks.js): the banks with the account minimum, and the networks',
+    async () => {
+      const banks = await samples.run('bank-list', await SdkSamples.sample('account/bankList.js'));
+      expect(banks.printed, banks.stdout + banks.stderr).toMatchObject({ status: 'SUCCESS', data: { code: '00', message: 'Successful' } });
+      const list = banks.printed.data.merchantBanks as Array<{ bankCode: string; minimumAmount: number; requiredFields: Record<string, string> }>;
+      expect(list.map((bank) => bank.bankCode)).toEqual(['058', '033', '011', '232', '035', '057']);
+      // The figure the catalogue refuses account initiates below (spec, Limits 2).
+      expect(new Set(list.map((bank) => bank.minimumAmount))).toEqual(new Set([100]));
+      const networks = await samples.run('networks', await SdkSamples.sample('momo/getMobileNetworks.js'));
+      expect(networks.printed, networks.stdout + networks.stderr).toMatchObject({ status: 'SUCCESS', data: { code: '00' } });
+      expect(networks.printed.data.networks.map((network: { uniqueKey: string }) => network.uniqueKey)).toEqual(['MTN', 'AIRTEL', 'TIG', 'VODAFONE']);
+    },
+    TIMEOUT,
+  );
+
+  it(
     'CardCheckout.Tokenize is sent as GET: the SDK rejects with 405 and a body naming POST, and no card is kept',
     async () => {
       const source = [

@@ -32,6 +32,7 @@ export const ENV: OperationEnv = {
     checkout: (l) => `http://sb/pages/checkout/${l}`,
   },
   now: () => NOW,
+  accountMinimum: '100.00',
 };
 
 /** The shipped catalogue, in the order its rules are tried. */
