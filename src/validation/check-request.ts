@@ -1,6 +1,6 @@
 import { inputError, missingParameter, paymentTypeMissing } from '../errors.js';
 import { PROVIDER_ERROR_OPERATIONS, type OperationId } from '../model/operations.js';
-import { relax, unredirectableUrls } from './leniency.js';
+import { refuseEmptyRequired, relax, unredirectableUrls } from './leniency.js';
 import { operationId, requestViolations, type HttpOperation, type RequestToCheck, type Violation } from './operations.js';
 
 /** How strictly a request is checked. */
@@ -43,11 +43,11 @@ export function checkRequest(operation: HttpOperation, request: RequestToCheck, 
     relaxedBody = first.body;
     first.warnings.forEach((warning) => warnings.add(warning));
     violations = first.rejected;
-    // Numbers read as strings and nulls left out: the new body must pass the document too.
+    // Numbers read as strings, nulls and empty strings left out: the new body must pass the document too.
     if (first.changed) {
       const second = relax(requestViolations(operation, { ...request, body: relaxedBody }), relaxedBody, undefined);
       second.warnings.forEach((warning) => warnings.add(warning));
-      violations = second.rejected;
+      violations = refuseEmptyRequired(second.rejected, first.emptied);
     }
   }
   if (violations.length === 0) return { body: relaxedBody, warnings: [...warnings] };

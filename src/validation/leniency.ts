@@ -12,6 +12,8 @@ import type { Violation } from './violations.js';
  *   decimals with at most 2 places, a whole number in exponent form
  *   (`8.033456599E9`, as the provider's examples send mobileNumber) as its digits;
  * - `null` for a field: as if the field were left out;
+ * - an empty string the document refuses in a field: as if the field were
+ *   left out, which a required one may not be (refuseEmptyRequired);
  * - `paymentType: "TRANSFER"`: the transfer variant;
  * - a callbackUrl / redirectUrl that is no redirect target (isRedirectTarget,
  *   the pages' own rule): kept as sent, never redirected to (never one with a
@@ -22,7 +24,7 @@ import type { Violation } from './violations.js';
 
 /** The outcome of relaxing one set of violations. */
 export interface Relaxed {
-  /** the body with numbers read as strings and nulls left out (a copy when anything changed) */
+  /** the body with numbers read as strings, and nulls and refused empty strings left out (a copy when anything changed) */
   body: unknown;
   /** one sentence per leniency used, naming the field and what the spec expects (never a semicolon: the header joins them with one) */
   warnings: string[];
@@ -30,6 +32,8 @@ export interface Relaxed {
   rejected: Violation[];
   /** true when `body` differs from the input and must be validated again */
   changed: boolean;
+  /** the empty strings taken as left out: each field's name (`callbackUrl`, `orders.0.productId`) and what the validator said of it */
+  emptied: Map<string, Violation[]>;
 }
 
 /** Fields the spec types as strings that real clients send as JSON numbers (top level and in order items). */
@@ -56,6 +60,7 @@ const UNSAFE_SCHEME = /^(javascript|data|vbscript|file|blob):/i;
 export function relax(violations: readonly Violation[], body: unknown, raw: Buffer | undefined): Relaxed {
   const warnings = new Set<string>();
   const rejected: Violation[] = [];
+  const emptied = new Map<string, Violation[]>();
   let copy: Record<string, unknown> | undefined;
   let exact: unknown;
   const numberText = (path: string[]): string | undefined => {
@@ -72,6 +77,17 @@ export function relax(violations: readonly Violation[], body: unknown, raw: Buff
     const field = path[path.length - 1]!;
     const name = path.slice(1).join('.');
     const value = valueAt(body, path.slice(1));
+    // Before the URL rule, which refuses a blank URL: empty is how clients say "none" (a Go struct's zero value).
+    if (value === '') {
+      if (!emptied.has(name)) {
+        copy ??= copyOf(body);
+        delete (parentOf(copy, path.slice(1)) as Record<string, unknown>)[field];
+        warnings.add(`${name}: an empty string, taken as left out`);
+        emptied.set(name, []);
+      }
+      emptied.get(name)!.push(violation);
+      continue;
+    }
     const kept = keptAsSent(field, name, value, violation);
     if (kept === false) {
       rejected.push(violation);
@@ -106,7 +122,26 @@ export function relax(violations: readonly Violation[], body: unknown, raw: Buff
     }
     rejected.push(violation);
   }
-  return { body: copy ?? body, warnings: [...warnings], rejected, changed: copy !== undefined };
+  return { body: copy ?? body, warnings: [...warnings], rejected, changed: copy !== undefined, emptied };
+}
+
+/**
+ * The violations of a relaxed body checked again, where a field whose empty
+ * string was taken as left out proves required: that field is refused for
+ * its empty string, in the validator's words (`paymentReference must NOT
+ * have fewer than 1 characters`), not as missing. An empty required field is
+ * no value at all (README decision "Zero amounts and empty references").
+ * @param rejected what relax left of the second check
+ * @param emptied  Relaxed.emptied of the first
+ */
+export function refuseEmptyRequired(rejected: readonly Violation[], emptied: ReadonlyMap<string, Violation[]>): Violation[] {
+  if (emptied.size === 0) return [...rejected];
+  return rejected.flatMap((violation) => {
+    if (violation.keyword !== 'required') return [violation];
+    const missing = /property '([^']+)'/.exec(violation.message)?.[1];
+    const name = [...violation.where.split('.').slice(1), missing].join('.');
+    return (missing !== undefined && emptied.get(name)) || [violation];
+  });
 }
 
 /**

@@ -216,3 +216,75 @@ describe('a strict sandbox', () => {
     expect((await strictApi.as(strictMerchant, 'POST', '/payments/initiates', momoPayment())).body.data.code).toBe('NIP');
   });
 });
+
+describe('empty strings', () => {
+  it('takes an empty callbackUrl and redirectUrl of an initiate as left out, as a Go client sends them, with a warning each', async () => {
+    const body = cardPayment({ callbackUrl: '', redirectUrl: '' });
+    const response = await initiate(body);
+    expect(response.status).toBe(200);
+    expect(response.body.data.code).toBe('S20');
+    expect(warningsOf(response).split('; ').sort()).toEqual(['callbackUrl: an empty string, taken as left out', 'redirectUrl: an empty string, taken as left out']);
+    const payment = stored(body.paymentReference);
+    expect(payment).toBeDefined();
+    expect(payment).not.toHaveProperty('callbackUrl');
+    expect(payment).not.toHaveProperty('redirectUrl');
+  });
+
+  it('leaves an empty string the document takes as it is, with no warning (the provider\'s examples send source and scheduleId empty)', async () => {
+    const body = cardPayment({ source: '', scheduleId: '', deviceType: '' });
+    const response = await initiate(body);
+    expect(response.status).toBe(200);
+    expect(response.headers['x-sandbox-warnings']).toBeUndefined();
+    expect(stored(body.paymentReference)).toMatchObject({ deviceType: '' });
+  });
+
+  it('takes as left out whatever rule the empty string breaks: a fee\'s anyOf, the card fields\' patterns in a transfer, a hash\'s pattern and hashType\'s enum', async () => {
+    const transfer = transferPayment({ fee: '', cardNumber: '', cvv: '', expiryMonth: '', expiryYear: '' });
+    const answered = await initiate(transfer);
+    expect(answered.body.data).toMatchObject({ code: '00', message: 'ACCOUNT OPENED SUCCESSFULLY' });
+    expect(warningsOf(answered).split('; ').sort()).toEqual(['cardNumber', 'cvv', 'expiryMonth', 'expiryYear', 'fee'].map((field) => `${field}: an empty string, taken as left out`));
+    expect(stored(transfer.paymentReference)).toMatchObject({ method: 'TRANSFER', status: 'PENDING' });
+    // A link whose hash is empty is a link without one: no INVALID HASH.
+    const link = await api.as(merchant, 'POST', '/payments', checkoutLink({ hash: '', hashType: '' }));
+    expect(link.status).toBe(200);
+    expect(warningsOf(link).split('; ').sort()).toEqual(['hash: an empty string, taken as left out', 'hashType: an empty string, taken as left out']);
+  });
+
+  it('refuses an empty required field as empty, not as missing: callbackUrl of a checkout link or an order, paymentReference, a card\'s cvv, an item\'s productId', async () => {
+    const urlRefused = 'callbackUrl must match pattern "^https?://"; callbackUrl must match format "uri"';
+    const link = checkoutLink({ callbackUrl: '' });
+    expect(await api.as(merchant, 'POST', '/payments', link)).toMatchObject({ status: 400, body: { message: urlRefused, error: 'INPUT' } });
+    expect(stored(link.paymentReference)).toBeUndefined();
+    const anOrder = order({ callbackUrl: '' });
+    expect(await api.as(merchant, 'POST', '/payments/order', anOrder)).toMatchObject({ status: 400, body: { message: urlRefused, error: 'INPUT' } });
+    expect(stored(anOrder.paymentReference)).toBeUndefined();
+    // The optional empty callbackUrl beside it is left out; the empty reference alone is named.
+    const noReference = await initiate(cardPayment({ paymentReference: '', callbackUrl: '' }));
+    expect(noReference).toMatchObject({ status: 400, body: { message: 'paymentReference must NOT have fewer than 1 characters', error: 'INPUT' } });
+    const card = cardPayment({ cvv: '' });
+    expect(await initiate(card)).toMatchObject({ status: 400, body: { message: 'cvv must match pattern "^[0-9]{3,4}$"', error: 'INPUT' } });
+    expect(stored(card.paymentReference)).toBeUndefined();
+    const item = order({ orders: [{ orderId: 'ORD-1', currency: 'NGN', amount: '4500.00', productId: '' }] });
+    expect(await api.as(merchant, 'POST', '/payments/order', item)).toMatchObject({ status: 400, body: { message: 'orders.0.productId must NOT have fewer than 1 characters', error: 'INPUT' } });
+  });
+
+  it('refuses an empty required field of a refund in the provider\'s body', async () => {
+    const response = await api.send('POST', '/payments/refund', { publicKey: merchant.publicKey, paymentReference: '', amount: '10.00', currency: 'NGN', country: 'NG' }, merchant.basic);
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ status: 'ERROR', data: { code: 'S12', message: 'Invalid/Missing parameters = paymentReference' } });
+  });
+
+  it('a strict sandbox refuses an empty callbackUrl of an initiate with 400 INPUT naming it, and stores nothing', async () => {
+    const { sandbox: strict, api: strictApi, merchant: strictMerchant } = await sandboxWithMerchant({ strict: true });
+    try {
+      const body = cardPayment({ callbackUrl: '' });
+      const response = await strictApi.as(strictMerchant, 'POST', '/payments/initiates', body);
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ message: 'callbackUrl must match pattern "^https?://"; callbackUrl must match format "uri"', error: 'INPUT' });
+      expect(response.headers['x-sandbox-warnings']).toBeUndefined();
+      expect(strict.store.payment(strictMerchant.publicKey, String(body.paymentReference))).toBeUndefined();
+    } finally {
+      await strict.close();
+    }
+  });
+});
