@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { inputError, ordersNotFound } from '../errors.js';
 import type { Selection } from '../scenarios/selector.js';
 import { answerWith, type Answer, type OperationEnv } from './answer.js';
@@ -120,3 +121,57 @@ const orderRecord = (order: Order, item: OrderItem): OrderRecord => ({
   createdAt: item.createdAt,
   updatedAt: item.updatedAt,
 });
+
+/**
+ * POST /products/orders, an order after payment (external-api.yml,
+ * CreateOrder): the items are added to the order of a payment the merchant
+ * made, each given an `orderId` of its own, derived from the payment and the
+ * item's place so that the same request answers the same ids; the order is
+ * created when the payment has none. Answered 201 with the new items and
+ * their times, as the provider's example shows them.
+ * @throws ApiError 404 Transaction Not Found / NOT_FOUND when the merchant has
+ *   no payment with that paymentReference; 400 INPUT beyond MAX_ORDER_ITEMS items
+ */
+export function createOrderAfterPayment(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+  const payment = facts.payment;
+  if (!payment) throw ordersNotFound('Transaction Not Found', 'order-not-found');
+  const now = env.now();
+  const order = facts.storedOrder ?? { ...newOrder({ items: [] }, payment), createdAt: now, updatedAt: now };
+  const added = facts.order!.items.map((item, index): OrderItem => ({
+    ...item,
+    orderId: item.orderId || orderIdOf(payment, order.items.length + index),
+    createdAt: now,
+    updatedAt: now,
+  }));
+  const items = [...order.items, ...added];
+  if (items.length > MAX_ORDER_ITEMS) throw inputError(`orders: an order holds at most ${MAX_ORDER_ITEMS} items, and this one would hold ${items.length}`);
+  const stored: Order = { ...order, items, updatedAt: now };
+  const answer = answerWith(selection.rule, () => added.map((item) => orderRecord(stored, item)), 'products', [{ kind: 'order', order: stored }]);
+  return { ...answer, status: 201 };
+}
+
+/**
+ * GET /products/orders/publicKey/{publicKey}/paymentReference/{paymentReference}:
+ * the items of one order, with their times.
+ * @throws ApiError 404 Orders Not Found / NOT_FOUND when the merchant has no order with that reference
+ */
+export function getOrderByReference(facts: RequestFacts, selection: Selection): Answer {
+  const order = facts.storedOrder;
+  if (!order) throw ordersNotFound('Orders Not Found', 'orders-not-found');
+  return answerWith(selection.rule, () => order.items.map((item) => orderRecord(order, item)), 'products');
+}
+
+/**
+ * GET /products/orders/publicKey/{publicKey}/orderId/{orderId}: the items of
+ * the merchant's orders with that orderId, with their times.
+ * @throws ApiError 404 Orders Not Found / NOT_FOUND when no item has it
+ */
+export function getOrderByOrderId(facts: RequestFacts, selection: Selection): Answer {
+  const orderId = facts.orderId;
+  const found = (facts.storedOrders ?? []).flatMap((order) => order.items.filter((item) => item.orderId === orderId).map((item) => orderRecord(order, item)));
+  if (found.length === 0) throw ordersNotFound('Orders Not Found', 'orders-not-found');
+  return answerWith(selection.rule, () => found, 'products');
+}
+
+// The orderId the sandbox gives an item sent without one: the provider's look (10 characters), stable for the payment and place.
+const orderIdOf = (payment: Payment, place: number): string => `ord${createHash('sha256').update(`${payment.linkingReference}:${place}`).digest('hex').slice(0, 7)}`;

@@ -40,6 +40,7 @@ export interface NewPaymentFields {
 
 /** One item of an order request (spec, endpoints 5 and 6). */
 export interface OrderItemFields {
+  /** empty when the request sends none (an order after payment: the sandbox gives one) */
   orderId: string;
   currency: string;
   /** normalised to two decimals */
@@ -93,6 +94,8 @@ export interface RequestFacts extends Facts {
   currency?: string;
   /** hosted checkout link: the hash sent, lower case */
   hash?: string;
+  /** order look-up by orderId: the orderId of the path */
+  orderId?: string;
   /** card operations (authorise, charge): the `cardToken` sent instead of the card's fields */
   cardToken?: string;
   /** card operations: the merchant's stored card of that token; absent when the token is none of the merchant's */
@@ -175,6 +178,17 @@ export function factsOf(parts: RequestParts, merchant: Merchant, newMerchant: bo
     case 'listOrders':
       facts.storedOrders = store.orders(publicKey);
       break;
+    case 'getOrderByOrderId':
+      facts.storedOrders = store.orders(publicKey);
+      facts.orderId = params.orderId;
+      break;
+    case 'createOrderAfterPayment':
+      facts.order = orderFields(body);
+      if (paymentReference !== undefined) facts.storedOrder = store.order(publicKey, paymentReference);
+      break;
+    case 'getOrderByReference':
+      if (paymentReference !== undefined) facts.storedOrder = store.order(publicKey, paymentReference);
+      break;
     case 'refundPayment':
     case 'capturePayment':
       if (typeof body.amount === 'string' && AMOUNT_PATTERN.test(body.amount)) facts.amountMinor = toMinor(body.amount);
@@ -240,7 +254,8 @@ function orderFields(body: Body): OrderFields {
   const items = Array.isArray(body.orders) ? (body.orders as Body[]) : [];
   const fields: OrderFields = {
     items: items.map((item) => ({
-      orderId: String(item.orderId),
+      // An order after payment sends no orderId: the sandbox gives one (src/domain/orders.ts).
+      orderId: item.orderId === undefined ? '' : String(item.orderId),
       currency: String(item.currency),
       amount: normaliseAmount(String(item.amount)),
       productId: String(item.productId),

@@ -8,7 +8,7 @@ import { authenticateMerchant, checkPublicKey, exchangeKey, exchangeKeys, mercha
 import { computeHash, createCheckoutLink } from '../domain/checkout.js';
 import type { MerchantClocks } from '../clock/clocks.js';
 import { commitWrites, type Outbox } from '../domain/commit.js';
-import { createOrder, listOrders, updateOrders } from '../domain/orders.js';
+import { createOrder, createOrderAfterPayment, getOrderByOrderId, getOrderByReference, listOrders, updateOrders } from '../domain/orders.js';
 import { cancelPayment, completePayment, initiatePayment, refundPayment } from '../domain/payments.js';
 import { authorisePayment, authorisePayment3ds, capturePayment, chargeCard, tokenizeCard } from '../domain/card-operations.js';
 import { listBanks, listNetworks } from '../domain/lookups.js';
@@ -91,6 +91,9 @@ const OPERATIONS: Record<OperationId, Operation> = {
   completeCardOtp: completePayment,
   listBanks,
   listNetworks,
+  createOrderAfterPayment,
+  getOrderByReference,
+  getOrderByOrderId,
 };
 
 /** Methods whose body is ignored: clients such as the provider's Node SDK send one on GET (README decision). */

@@ -8,13 +8,16 @@
 export type OperationId =
   | 'exchangeKeys' | 'computeHash' | 'initiatePayment' | 'createCheckoutLink' | 'createOrder'
   | 'updateOrders' | 'listOrders' | 'validatePayment' | 'completeMomoPayment' | 'refundPayment' | 'cancelPayment' | 'queryPayment'
-  | CardOperationId | LookupOperationId;
+  | CardOperationId | LookupOperationId | OrderOperationId;
 
 /** The card operations beyond the spec's eleven, as the provider describes them (external-api.yml; README, "Card pre-authorisation"). */
 export type CardOperationId = 'authorisePayment' | 'authorisePayment3ds' | 'capturePayment' | 'chargeCard' | 'tokenizeCard' | 'completeCardOtp';
 
 /** The lookups the provider's SDKs call beside payments (README decision 52). */
 export type LookupOperationId = 'listBanks' | 'listNetworks';
+
+/** The order operations beyond the spec's three: an order after payment and the order look-ups (README decision 54). */
+export type OrderOperationId = 'createOrderAfterPayment' | 'getOrderByReference' | 'getOrderByOrderId';
 
 /**
  * Operations whose refusals are the provider's own body,

@@ -36,6 +36,9 @@ const ROUTES: Record<OperationId, ['GET' | 'POST' | 'PUT', string]> = {
   completeCardOtp: ['POST', '/payments/otp'],
   listBanks: ['GET', '/banks/merchant/{publicKey}'],
   listNetworks: ['GET', '/networks'],
+  createOrderAfterPayment: ['POST', '/products/orders'],
+  getOrderByReference: ['GET', '/products/orders/publicKey/{publicKey}/paymentReference/{paymentReference}'],
+  getOrderByOrderId: ['GET', '/products/orders/publicKey/{publicKey}/orderId/{orderId}'],
 };
 
 const shipped = await loadCatalogue();
@@ -56,7 +59,7 @@ afterAll(() => sandbox.close());
 /** Sends one example request as `merchant`, filling in publicKey and the last linkingReference seen. */
 function send(merchant: TestMerchant, example: ExampleRequest, linkingReference: string | undefined, headers: Record<string, string> = {}) {
   const [method, template] = ROUTES[example.operation as OperationId];
-  const path = template.replace('{publicKey}', merchant.publicKey).replace('{paymentReference}', String(example.body?.paymentReference ?? ''));
+  const path = template.replace('{publicKey}', merchant.publicKey).replace('{paymentReference}', String(example.body?.paymentReference ?? '')).replace('{orderId}', String(example.body?.orderId ?? ''));
   const options = { headers, timeoutMs: 3000 };
   if (example.operation === 'exchangeKeys') return api.send(method, path, { key: `${merchant.secretKey}.${merchant.publicKey}` }, undefined, undefined, options);
   const body = example.body && JSON.parse(JSON.stringify({ publicKey: merchant.publicKey, ...example.body }).replaceAll('$linkingReference', linkingReference ?? ''));

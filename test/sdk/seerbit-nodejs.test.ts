@@ -152,6 +152,26 @@ describe('seerbit-nodejs 0.3.0 samples through HTTPS_PROXY', () => {
   );
 
   it(
+    'OrderService.CreateOrderAfterPayment and GetOrderByReference (samples/orders/createAfterPayment.js and getOrder.js on a payment made first): 201 with the lines, then the same lines by reference',
+    async () => {
+      const initiated = await api.as(merchant, 'POST', '/payments/initiates', accountPayment());
+      const paymentReference: string = initiated.body.data.payments.paymentReference;
+      const created = await samples.run('order-after-payment', edited(await SdkSamples.sample('orders/createAfterPayment.js'), '"1614546769962"', JSON.stringify(paymentReference)));
+      expect(created.printed, created.stdout + created.stderr).toMatchObject({ status: 'SUCCESS', data: { code: '00' } });
+      const lines = created.printed.data.products as Array<{ orderId: string; amount: number; paymentReference: string }>;
+      expect(lines.map(({ orderId, amount }) => ({ orderId, amount }))).toEqual([{ orderId: '22S789420214623', amount: 500 }, { orderId: '1a3sa82748272556947', amount: 900 }]);
+      expect((await journal('/products/orders')).some((entry) => entry.method === 'POST' && entry.status === 201)).toBe(true);
+      const found = await samples.run('order-by-reference', edited(await SdkSamples.sample('orders/getOrder.js'), '"1614546769962"', JSON.stringify(paymentReference)));
+      expect(found.printed, found.stdout + found.stderr).toMatchObject({ status: 'SUCCESS', data: { code: '00' } });
+      expect(found.printed.data.products.map((line: { orderId: string }) => line.orderId)).toEqual(['22S789420214623', '1a3sa82748272556947']);
+      // As shipped, the samples name a payment the merchant never made: the provider's 404.
+      const unknown = await samples.run('order-after-payment-as-shipped', await SdkSamples.sample('orders/createAfterPayment.js'));
+      expect(unknown.printed, unknown.stdout + unknown.stderr).toMatchObject({ name: 'HttpClientException', statusCode: 404 });
+    },
+    TIMEOUT,
+  );
+
+  it(
     'AccountsService.BanksList (samples/account/bankList.js) and MobileMoneyCheckout.MobileMoneyNetworks (samples/momo/getMobileNetworks.js): the banks with the account minimum, and the networks',
     async () => {
       const banks = await samples.run('bank-list', await SdkSamples.sample('account/bankList.js'));
