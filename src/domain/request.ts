@@ -190,6 +190,7 @@ export function factsOf(parts: RequestParts, merchant: Merchant, newMerchant: bo
       if (paymentReference !== undefined) facts.storedOrder = store.order(publicKey, paymentReference);
       break;
     case 'refundPayment':
+    case 'createRefund':
     case 'capturePayment':
       if (typeof body.amount === 'string' && AMOUNT_PATTERN.test(body.amount)) facts.amountMinor = toMinor(body.amount);
       if (body.currency !== undefined) facts.currency = String(body.currency);

@@ -12,6 +12,7 @@ import { createOrder, createOrderAfterPayment, getOrderByOrderId, getOrderByRefe
 import { cancelPayment, completePayment, initiatePayment, refundPayment } from '../domain/payments.js';
 import { authorisePayment, authorisePayment3ds, capturePayment, chargeCard, tokenizeCard } from '../domain/card-operations.js';
 import { listBanks, listNetworks } from '../domain/lookups.js';
+import { createRefund } from '../domain/refunds.js';
 import { factsOf, type Body } from '../domain/request.js';
 import { REASON_HEADER } from '../domain/state-machine.js';
 import { queryPayment } from '../domain/status-query.js';
@@ -94,6 +95,7 @@ const OPERATIONS: Record<OperationId, Operation> = {
   createOrderAfterPayment,
   getOrderByReference,
   getOrderByOrderId,
+  createRefund,
 };
 
 /** Methods whose body is ignored: clients such as the provider's Node SDK send one on GET (README decision). */

@@ -8,7 +8,7 @@
 export type OperationId =
   | 'exchangeKeys' | 'computeHash' | 'initiatePayment' | 'createCheckoutLink' | 'createOrder'
   | 'updateOrders' | 'listOrders' | 'validatePayment' | 'completeMomoPayment' | 'refundPayment' | 'cancelPayment' | 'queryPayment'
-  | CardOperationId | LookupOperationId | OrderOperationId;
+  | CardOperationId | LookupOperationId | OrderOperationId | RefundsOperationId;
 
 /** The card operations beyond the spec's eleven, as the provider describes them (external-api.yml; README, "Card pre-authorisation"). */
 export type CardOperationId = 'authorisePayment' | 'authorisePayment3ds' | 'capturePayment' | 'chargeCard' | 'tokenizeCard' | 'completeCardOtp';
@@ -18,6 +18,9 @@ export type LookupOperationId = 'listBanks' | 'listNetworks';
 
 /** The order operations beyond the spec's three: an order after payment and the order look-ups (README decision 54). */
 export type OrderOperationId = 'createOrderAfterPayment' | 'getOrderByReference' | 'getOrderByOrderId';
+
+/** The refunds API of the provider's current documentation (README decision 55). */
+export type RefundsOperationId = 'createRefund';
 
 /**
  * Operations whose refusals are the provider's own body,

@@ -39,6 +39,7 @@ const ROUTES: Record<OperationId, ['GET' | 'POST' | 'PUT', string]> = {
   createOrderAfterPayment: ['POST', '/products/orders'],
   getOrderByReference: ['GET', '/products/orders/publicKey/{publicKey}/paymentReference/{paymentReference}'],
   getOrderByOrderId: ['GET', '/products/orders/publicKey/{publicKey}/orderId/{orderId}'],
+  createRefund: ['POST', '/payments/refunds'],
 };
 
 const shipped = await loadCatalogue();
