@@ -3,6 +3,7 @@ import { processingError } from '../errors.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import type { Selection } from '../scenarios/selector.js';
 import { answerWith, type Answer, type Links, type OperationEnv } from './answer.js';
+import { SANDBOX_BUSINESS_NAME } from './notification-events.js';
 import type { RequestFacts } from './request.js';
 import { toNumber } from '../model/money.js';
 import type { Payment } from '../model/records.js';
@@ -26,14 +27,48 @@ export const STORED = '$payment';
  *   merchant never used (external-api.yml, 500Response4).
  */
 export function queryPayment(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
-  const payment = facts.payment;
-  if (!payment) throw processingError('No transaction found', 'no-transaction-found');
-  const rule = selection.rule;
+  const payment = storedPayment(facts);
+  return answerWith(withStoredOutcome(selection.rule, payment), () => ({ payments: statusView(env.links, payment), customers: customerView(payment) }), null);
+}
+
+/**
+ * GET /api/v3/payments/query/{paymentReference}, the path of the provider's
+ * current documentation (its "Verify a payment" page; README decision 56):
+ * the v2 answer and the fields v3 adds, `fee` (a string), `businessName`,
+ * `callbackurl`, `paymentBreakdown` {amount, fee, total} (numbers) and
+ * `transactionProcessedTime` (`yyyy-MM-dd HH:mm:ss.nnnnnnnnn`, the payment's
+ * last change), and the customer's `fee`. The sandbox charges no fee: 0.
+ * @throws ApiError as queryPayment
+ */
+export function queryPaymentV3(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+  const payment = storedPayment(facts);
+  const amount = toNumber(payment.amount);
+  const payments: Record<string, unknown> = {
+    ...statusView(env.links, payment),
+    fee: '0.00',
+    businessName: SANDBOX_BUSINESS_NAME,
+    callbackurl: payment.callbackUrl,
+    paymentBreakdown: { amount, fee: 0, total: amount },
+    transactionProcessedTime: `${payment.updatedAt.slice(0, 10)} ${payment.updatedAt.slice(11, 23)}000000`,
+  };
+  // The documentation's example writes the masked digits in capitals.
+  if (typeof payments.maskedPan === 'string') payments.maskedPan = payments.maskedPan.replaceAll('x', 'X');
+  if (payments.callbackurl === undefined) delete payments.callbackurl;
+  return answerWith(withStoredOutcome(selection.rule, payment), () => ({ payments, customers: { ...customerView(payment), fee: '0.00' } }), null);
+}
+
+// The payment the query names; a reference the merchant never used is the provider's 500.
+function storedPayment(facts: RequestFacts): Payment {
+  if (!facts.payment) throw processingError('No transaction found', 'no-transaction-found');
+  return facts.payment;
+}
+
+// The rule's outcome, where `$payment` stands for the stored payment's own code and message.
+function withStoredOutcome(rule: Scenario, payment: Payment): Scenario {
   const then = { ...rule.then };
   if (then.code === STORED) then.code = payment.code;
   if (then.message === STORED) then.message = payment.message;
-  const scenario: Scenario = { ...rule, then };
-  return answerWith(scenario, () => ({ payments: statusView(env.links, payment), customers: customerView(payment) }), null);
+  return { ...rule, then };
 }
 
 /** The payment as the status query shows it: the provider's field names, and only what the sandbox knows. */

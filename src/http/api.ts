@@ -15,7 +15,7 @@ import { listBanks, listNetworks } from '../domain/lookups.js';
 import { createRefund } from '../domain/refunds.js';
 import { factsOf, type Body } from '../domain/request.js';
 import { REASON_HEADER } from '../domain/state-machine.js';
-import { queryPayment } from '../domain/status-query.js';
+import { queryPayment, queryPaymentV3 } from '../domain/status-query.js';
 import { ApiError, badRequest, foreignOriginRefused, methodNotAllowed, notFound, unsupportedMediaType } from '../errors.js';
 import type { Merchant } from '../model/records.js';
 import { PROVIDER_ERROR_OPERATIONS, type OperationId } from '../model/operations.js';
@@ -63,12 +63,33 @@ export const EXPOSED_HEADERS = ['X-Sandbox-Scenario', 'X-Sandbox-Warnings', 'X-S
 /** A request as node's server hands it over, with what express adds when the express app serves it, and the body once read. */
 export type ApiRequest = IncomingMessage & { body?: unknown; originalUrl?: string };
 
-/** True when a request target is under API_BASE (matched without regard to case, as express matches paths). */
-export function isApiTarget(url: string | undefined): boolean {
-  if (url === undefined || url.length < API_BASE.length || url.slice(0, API_BASE.length).toLowerCase() !== API_BASE) return false;
-  const next = url[API_BASE.length];
-  return next === undefined || next === '/' || next === '?';
+/**
+ * The prefixes the Payments API is served under: `/api/v2`, and `/api/v3`,
+ * where the provider's current documentation queries a payment (README
+ * decision 56). `server` is the base its operations' paths are relative to:
+ * the document's `/api/v2`, or `/api` for an operation that names its own
+ * server (`/v3/payments/query/{paymentReference}`).
+ */
+export const API_BASES = [
+  { prefix: API_BASE, server: API_BASE },
+  { prefix: '/api/v3', server: '/api' },
+] as const;
+
+/** One of API_BASES. */
+export type ApiBase = (typeof API_BASES)[number];
+
+/** The API base a request target is under (matched without regard to case, as express matches paths), if any. */
+export function apiBaseOf(url: string | undefined): ApiBase | undefined {
+  if (url === undefined) return undefined;
+  return API_BASES.find(({ prefix }) => {
+    if (url.length < prefix.length || url.slice(0, prefix.length).toLowerCase() !== prefix) return false;
+    const next = url[prefix.length];
+    return next === undefined || next === '/' || next === '?';
+  });
 }
+
+/** True when a request target is under one of API_BASES. */
+export const isApiTarget = (url: string | undefined): boolean => apiBaseOf(url) !== undefined;
 
 /** The domain operation of each operationId of openapi/payments-api.yaml. */
 const OPERATIONS: Record<OperationId, Operation> = {
@@ -96,6 +117,7 @@ const OPERATIONS: Record<OperationId, Operation> = {
   getOrderByReference,
   getOrderByOrderId,
   createRefund,
+  queryPaymentV3,
 };
 
 /** Methods whose body is ignored: clients such as the provider's Node SDK send one on GET (README decision). */
@@ -108,6 +130,8 @@ interface Route {
   method: string;
   /** the path with `{name}` parameters, as the document writes it */
   path: string;
+  /** the base `path` is relative to: the operation's own server's path, or the document's (ApiBase.server) */
+  server: string;
   /** for a path with parameters: its pattern and the parameters' names, in order */
   pattern?: RegExp;
   names: string[];
@@ -135,7 +159,10 @@ interface Route {
 export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: ServerResponse) => void {
   const routes = deps.operations.map(routeOf);
   const byPath = new Map<string, Route[]>();
-  for (const route of routes) byPath.set(route.path.toLowerCase(), [...(byPath.get(route.path.toLowerCase()) ?? []), route]);
+  for (const route of routes) {
+    const key = `${route.server}${route.path}`.toLowerCase();
+    byPath.set(key, [...(byPath.get(key) ?? []), route]);
+  }
   const parametric = routes.filter((route) => route.pattern !== undefined);
   const random = deps.selector.engine.random;
   // Without a minimum in the catalogue, account payments take any amount above zero.
@@ -158,18 +185,20 @@ export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: Serve
   function begin(req: ApiRequest, res: ServerResponse): void {
     const target = req.originalUrl ?? req.url ?? '/';
     const mark = target.indexOf('?');
-    const path = (mark < 0 ? target : target.slice(0, mark)).slice(API_BASE.length) || '/';
+    // The listener is reached only for targets under an API base (isApiTarget, or express's mount).
+    const server = (apiBaseOf(target) ?? API_BASES[0]).server;
+    const path = (mark < 0 ? target : target.slice(0, mark)).slice(server.length) || '/';
     const exchange = beginExchange(res, path, mark < 0 ? '' : target.slice(mark + 1));
     recordOnClose(req, res, exchange, deps);
-    serve(req, res, exchange).catch((error: unknown) => renderApiError(error, req, res, random));
+    serve(req, res, exchange, server).catch((error: unknown) => renderApiError(error, req, res, random));
   }
 
-  async function serve(req: ApiRequest, res: ServerResponse, exchange: ApiExchange): Promise<void> {
+  async function serve(req: ApiRequest, res: ServerResponse, exchange: ApiExchange, server: string): Promise<void> {
     if (pagesOfOtherSites && (UNSAFE_METHODS.has(req.method ?? '') || carriesBody(req.headers))) {
       const origin = foreignOrigin(req.headers);
       if (origin !== undefined) throw foreignOriginRefused(origin);
     }
-    const { route, params } = routeFor(req.method ?? 'GET', exchange.path);
+    const { route, params } = routeFor(req.method ?? 'GET', exchange.path, server);
     exchange.operation = route.id;
     const merchant = await readRequest(route, req, res, params);
     const checked = { method: req.method ?? 'GET', path: exchange.path, query: exchange.query, headers: req.headers, body: req.body };
@@ -198,13 +227,14 @@ export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: Serve
 
   // The route of the request's path and method. A known path asked with another method says which
   // method it takes; the key exchange keeps the spec's 404 `{error}` for anything but its POST (spec, endpoint 1).
-  function routeFor(asked: string, sent: string): { route: Route; params: Record<string, string> } {
+  function routeFor(asked: string, sent: string, server: string): { route: Route; params: Record<string, string> } {
     const path = sent.length > 1 && sent.endsWith('/') ? sent.slice(0, -1) : sent;
     const method = asked === 'HEAD' ? 'GET' : asked;
-    let candidates = byPath.get(path.toLowerCase());
+    let candidates = byPath.get(`${server}${path}`.toLowerCase());
     let params: Record<string, string> = {};
     if (!candidates) {
       for (const route of parametric) {
+        if (route.server !== server) continue;
         const found = route.pattern!.exec(path);
         if (!found) continue;
         candidates = [...(candidates ?? []), route];
@@ -215,8 +245,8 @@ export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: Serve
     const route = candidates?.find((candidate) => candidate.method === method);
     if (route) return { route, params };
     if (keyExchange) throw new ApiError(404, { error: 'Not Found' }, 'keys-not-found');
-    if (candidates) throw methodNotAllowed(asked, `${API_BASE}${sent}`, candidates.map((candidate) => candidate.method));
-    throw notFound(`No resource at ${asked} ${API_BASE}${sent}`);
+    if (candidates) throw methodNotAllowed(asked, `${server}${sent}`, candidates.map((candidate) => candidate.method));
+    throw notFound(`No resource at ${asked} ${server}${sent}`);
   }
 
   // Credentials come from the headers, so a request without valid ones is refused before its body is
@@ -270,12 +300,20 @@ function routeOf(operation: HttpOperation): Route {
     operation,
     method: operation.method.toUpperCase(),
     path: operation.path,
+    server: serverPathOf(operation),
     pattern: names.length > 0 ? new RegExp(`^${source}/?$`, 'i') : undefined,
     names,
     allowBasic: (operation.security ?? []).some((set) => set.some((scheme) => scheme.type === 'http' && scheme.scheme === 'basic')),
     optionalAuth: (operation.security ?? []).some((set) => set.length === 0),
     providerErrors: PROVIDER_ERROR_OPERATIONS.has(operationId(operation) as OperationId),
   };
+}
+
+// The path of the operation's first server (`http://{host}:{port}/api/v2` gives `/api/v2`): its own, or the document's.
+function serverPathOf(operation: HttpOperation): string {
+  const url = operation.servers?.[0]?.url ?? '';
+  const path = /^[a-z][a-z0-9+.-]*:\/\/[^/]*(\/[^?#]*)?/i.exec(url)?.[1] ?? API_BASE;
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
 // A path parameter as express decodes it.

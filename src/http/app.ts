@@ -2,7 +2,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { RequestListener } from 'node:http';
 import { notFound } from '../errors.js';
 import { controlRouter, type ControlDependencies } from '../control/router.js';
-import { API_BASE, apiListener, isApiTarget, type ApiDependencies } from './api.js';
+import { API_BASE, API_BASES, apiListener, isApiTarget, type ApiDependencies } from './api.js';
 import { renderError } from './render-error.js';
 import { hostGuard } from './host-guard.js';
 
@@ -33,7 +33,7 @@ export function createApp(deps: AppDependencies): SandboxApp {
   const api = apiListener(deps);
   const app = express();
   // The same listener as the servers call directly, for a request that comes through the app.
-  app.use(API_BASE, (req, res) => api(req, res));
+  for (const { prefix } of API_BASES) app.use(prefix, (req, res) => api(req, res));
   app.disable('x-powered-by');
   app.set('etag', false);
   // A browser must not read a JSON answer, or a value echoed in one, as a script or a page.

@@ -8,7 +8,7 @@
 export type OperationId =
   | 'exchangeKeys' | 'computeHash' | 'initiatePayment' | 'createCheckoutLink' | 'createOrder'
   | 'updateOrders' | 'listOrders' | 'validatePayment' | 'completeMomoPayment' | 'refundPayment' | 'cancelPayment' | 'queryPayment'
-  | CardOperationId | LookupOperationId | OrderOperationId | RefundsOperationId;
+  | CardOperationId | LookupOperationId | OrderOperationId | RefundsOperationId | QueryV3OperationId;
 
 /** The card operations beyond the spec's eleven, as the provider describes them (external-api.yml; README, "Card pre-authorisation"). */
 export type CardOperationId = 'authorisePayment' | 'authorisePayment3ds' | 'capturePayment' | 'chargeCard' | 'tokenizeCard' | 'completeCardOtp';
@@ -21,6 +21,9 @@ export type OrderOperationId = 'createOrderAfterPayment' | 'getOrderByReference'
 
 /** The refunds API of the provider's current documentation (README decision 55). */
 export type RefundsOperationId = 'createRefund';
+
+/** The status query under `/api/v3`, the path of the provider's current documentation (README decision 56). */
+export type QueryV3OperationId = 'queryPaymentV3';
 
 /**
  * Operations whose refusals are the provider's own body,

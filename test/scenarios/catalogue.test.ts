@@ -40,6 +40,7 @@ const ROUTES: Record<OperationId, ['GET' | 'POST' | 'PUT', string]> = {
   getOrderByReference: ['GET', '/products/orders/publicKey/{publicKey}/paymentReference/{paymentReference}'],
   getOrderByOrderId: ['GET', '/products/orders/publicKey/{publicKey}/orderId/{orderId}'],
   createRefund: ['POST', '/payments/refunds'],
+  queryPaymentV3: ['GET', '/v3/payments/query/{paymentReference}'],
 };
 
 const shipped = await loadCatalogue();

@@ -42,7 +42,7 @@ export class ApiClient {
   }
 
   /**
-   * Sends a request to `/api/v2<path>`; `auth` is the whole Authorization value, or none.
+   * Sends a request to `/api/v2<path>` (`/api<path>` for a `/v3/` path); `auth` is the whole Authorization value, or none.
    * A request that gets no answer (the connection closed, or `timeoutMs` passed) resolves with status 0.
    */
   async send(
@@ -53,7 +53,8 @@ export class ApiClient {
     raw?: string,
     options: { headers?: Record<string, string>; timeoutMs?: number } = {},
   ): Promise<ApiResponse> {
-    let call = request(this.sandbox.app)[method.toLowerCase() as 'get'](`/api/v2${path}`);
+    // The document's paths are below /api/v2, but for the operation that names /api as its server (`/v3/...`).
+    let call = request(this.sandbox.app)[method.toLowerCase() as 'get'](/^\/v3\//.test(path) ? `/api${path}` : `/api/v2${path}`);
     if (auth) call = call.set('Authorization', auth);
     for (const [name, value] of Object.entries(options.headers ?? {})) call = call.set(name, value);
     if (options.timeoutMs !== undefined) call = call.timeout(options.timeoutMs);
