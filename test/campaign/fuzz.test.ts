@@ -228,10 +228,10 @@ describe(`the Payments API under ${RUNS} generated requests`, () => {
     expect(sent + skipped, 'requests generated before the time limit').toBe(RUNS);
   });
 
-  it('reaches a 200 answer of nearly every operation, so that the requests go past validation into them', () => {
+  it('reaches a 200 or 201 answer of nearly every operation, so that the requests go past validation into them', () => {
     // A refund or an OTP completion needs a chain of earlier answers (paid, pending): a run may miss one or two.
     const operations = documentedOperations().map((operation) => operation.operationId);
-    const answered = operations.filter((id) => [...outcomes.keys()].some((outcome) => outcome.startsWith(`${id} 200`)));
+    const answered = operations.filter((id) => [...outcomes.keys()].some((outcome) => outcome.startsWith(`${id} 20`)));
     expect(answered.length, `operations answered 200: ${answered.join(', ')}`).toBeGreaterThanOrEqual(Math.ceil(operations.length * 0.8));
   });
 

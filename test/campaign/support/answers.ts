@@ -13,7 +13,7 @@ import type { RawAnswer, RawRequest } from './raw-http.js';
 export const DOCUMENTED_500S: Record<string, string[]> = {
   'Transaction with reference exists': ['createCheckoutLink', 'createOrder'],
   'INVALID HASH': ['createCheckoutLink'],
-  'No transaction found': ['queryPayment'],
+  'No transaction found': ['queryPayment', 'queryPaymentV3'],
 };
 
 /** A stack frame as Node writes it, also HTML-escaped (`at fn (/path/file.js:1:2)`). */
@@ -29,7 +29,7 @@ export function shapeOf(body: unknown, path: string): string | undefined {
   if (record.status === 'ERROR' && coded) return 'provider error envelope';
   if (typeof record.message === 'string' && typeof record.error === 'string') return 'error body';
   // Only the key exchange answers `{error}` alone (spec, endpoint 1).
-  if (path.startsWith(`${API_BASE_PATH}/encrypt/keys`) && typeof record.error === 'string' && Object.keys(record).length === 1) return 'key error body';
+  if (path.startsWith(`${API_BASE_PATH}/v2/encrypt/keys`) && typeof record.error === 'string' && Object.keys(record).length === 1) return 'key error body';
   return undefined;
 }
 

@@ -22,7 +22,7 @@ export interface DocumentedOperation {
   operationId: string;
   /** upper case: GET, POST, PUT */
   method: string;
-  /** the path below `/api/v2`, with `{name}` placeholders */
+  /** the path below `/api` (`/v2/payments/initiates`, `/v3/payments/query/{paymentReference}`), with `{name}` placeholders */
   path: string;
   /** the path parameters in order of appearance, with their schemas */
   pathParameters: Array<{ name: string; schema: Schema }>;
@@ -37,8 +37,12 @@ export interface DocumentedOperation {
 /** Where the document lives. */
 export const PAYMENTS_DOCUMENT = join(ROOT, 'openapi/payments-api.yaml');
 
-/** The base path of the Payments API on the sandbox. */
-export const API_BASE_PATH = '/api/v2';
+/**
+ * The base of every documented operation's path on the sandbox: `/api`. An
+ * operation's `path` is below it, with its own server's prefix: `/v2` for
+ * the document's server, `/v3` for the status query that names its own (README decision 56).
+ */
+export const API_BASE_PATH = '/api';
 
 let cached: DocumentedOperation[] | undefined;
 
@@ -53,10 +57,12 @@ export function documentedOperations(): DocumentedOperation[] {
       if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
       const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])] as Schema[];
       const content = operation.requestBody?.content?.['application/json'];
+      // The document's paths are below its server, `/api/v2`; an operation with its own server (`/api`) says so.
+      const server = operation.servers ? '' : '/v2';
       operations.push({
         operationId: operation.operationId,
         method: method.toUpperCase(),
-        path,
+        path: `${server}${path}`,
         pathParameters: parameters.filter((parameter) => parameter.in === 'path').map((parameter) => ({ name: parameter.name, schema: parameter.schema ?? {} })),
         body: content?.schema,
         examples: Object.values((content?.examples ?? {}) as Record<string, Schema>).map((example) => example.value),
