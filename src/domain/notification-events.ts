@@ -22,17 +22,20 @@ export const SANDBOX_BUSINESS_NAME = 'Sandbox Test Business';
 /**
  * The events of one change: a `transaction` when a payment resolves (it
  * leaves PENDING, or is created resolved: succeeded, failed, cancelled,
- * expired), a `refund` when its refunded amount grows. A payment created or
- * left PENDING causes none. The provider names events for successes,
- * failures and refunds; those for cancelled and expired payments are the
- * README's decision ("Where the spec is silent").
+ * expired, authorised, charged, tokenized), and when a pre-authorisation
+ * moves on (a capture, or a cancel that voids it), a `refund` when its
+ * refunded amount grows. A payment created or left PENDING causes none. The
+ * provider names events for successes, failures and refunds; those for
+ * cancelled and expired payments and for the moves of a pre-authorisation
+ * are the README's decisions ("Where the spec is silent", 40 and 57).
  * @param before the record `after` replaces; absent for a new payment
  */
 export function eventsOf(before: Payment | undefined, after: Payment): EventDraft[] {
   const events: EventDraft[] = [];
-  if (after.status !== 'PENDING' && (before === undefined || before.status === 'PENDING')) {
-    events.push({ eventType: 'transaction', data: transactionData(after) });
-  }
+  const resolved = after.status !== 'PENDING' && (before === undefined || before.status === 'PENDING');
+  const captured = before !== undefined && toMinor(after.capturedAmount ?? '0.00') > toMinor(before.capturedAmount ?? '0.00');
+  const voided = before?.status === 'AUTHORIZED' && after.status === 'CANCELLED';
+  if (resolved || captured || voided) events.push({ eventType: 'transaction', data: transactionData(after) });
   const refunded = toMinor(after.refundedAmount) - (before ? toMinor(before.refundedAmount) : 0);
   if (refunded > 0) events.push({ eventType: 'refund', data: refundData(after, refunded) });
   return events;
@@ -46,8 +49,10 @@ export function eventsOf(before: Payment | undefined, after: Payment): EventDraf
  */
 export function transactionData(payment: Payment): Record<string, unknown> {
   const card = payment.card;
+  // A captured pre-authorisation tells what was taken so far; before, what was authorised.
+  const charged = payment.status === 'PARTIALLY_CAPTURED' || payment.status === 'CAPTURED' ? (payment.capturedAmount ?? payment.amount) : payment.amount;
   const data: Record<string, unknown> = {
-    amount: toNumber(payment.amount),
+    amount: toNumber(charged),
     mobile: payment.mobileNumber ?? '',
     reference: payment.paymentReference,
     gatewayMessage: payment.message,

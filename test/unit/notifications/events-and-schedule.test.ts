@@ -39,6 +39,23 @@ describe('eventsOf: the events of one change', () => {
     expect(eventsOf(undefined, { ...pending, status: 'FAILED' }).map((event) => event.eventType)).toEqual(['transaction']);
   });
 
+  it('a pre-authorisation: one transaction when authorised, one per capture with what was taken so far, one when voided; a refund event for a refund (decision 57)', () => {
+    const card = { bin: '512345', last4: '0008', token: 'SBCTK_x' };
+    const authorised = storedPayment({ method: 'CARD', status: 'AUTHORIZED', code: '00', amount: '100.00', capturedAmount: '0.00', card });
+    const types = (before: typeof authorised | undefined, after: typeof authorised) => eventsOf(before, after).map((event) => `${event.eventType} ${String(event.data.amount)}`);
+    expect(types(undefined, authorised)).toEqual(['transaction 100']);
+    const part = { ...authorised, status: 'PARTIALLY_CAPTURED' as const, capturedAmount: '40.00' };
+    expect(types(authorised, part)).toEqual(['transaction 40']);
+    const more = { ...part, capturedAmount: '70.00' };
+    expect(types(part, more)).toEqual(['transaction 70']);
+    const all = { ...more, status: 'CAPTURED' as const, capturedAmount: '100.00' };
+    expect(types(more, all)).toEqual(['transaction 100']);
+    expect(types(authorised, { ...authorised, status: 'CANCELLED' })).toEqual(['transaction 100']);
+    expect(types(all, { ...all, refundedAmount: '30.00' })).toEqual(['refund 30.00']);
+    // A capture refused changes nothing: no record, no event; the same record put again says nothing.
+    expect(types(part, part)).toEqual([]);
+  });
+
   it('one refund per refund, of that refund amount, and no second transaction', () => {
     const paid = { ...pending, status: 'SUCCESSFUL' as const };
     const partly = transition(paid, { type: 'refund', amountMinor: 50_000 }, outcome('00', 'APPROVED')).payment!;
