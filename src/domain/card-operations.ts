@@ -125,6 +125,8 @@ function cardPayment(facts: RequestFacts, env: OperationEnv, preauthorisation: b
   const record = newPayment(facts, facts.newPayment!, 'CARD', env.now());
   if (card) record.card = card;
   if (preauthorisation) record.capturedAmount = '0.00';
+  // Only authorise3ds sends the customer to the authentication page.
+  if (facts.operation !== 'authorisePayment3ds') record.withoutAuthentication = true;
   if (facts.payment) throw duplicateReference(facts.payment, record);
   return record;
 }

@@ -96,8 +96,8 @@ function statusView(links: Links, payment: Payment): Record<string, unknown> {
     channelType: payment.channelType,
     sourceIP: payment.sourceIP,
     deviceType: payment.deviceType,
-    type: payment.type ?? (payment.card ? '3DSECURE' : undefined),
-    redirectLink: pageOf(links, payment),
+    type: payment.type ?? (payment.card && !payment.withoutAuthentication ? '3DSECURE' : undefined),
+    redirectLink: payment.withoutAuthentication ? undefined : pageOf(links, payment),
     redirecturl: payment.redirectUrl ?? payment.callbackUrl,
   };
   if (payment.card) {

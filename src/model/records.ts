@@ -73,6 +73,12 @@ export interface Payment {
    * /payments/authorise3ds), whose `amount` is the amount authorised.
    */
   capturedAmount?: string;
+  /**
+   * true when the card was authorised, charged or tokenized at once, without
+   * its customer's authentication (POST /payments/authorise, /charge,
+   * /tokenize): the payment has no authentication page
+   */
+  withoutAuthentication?: boolean;
   currency: string;
   country: string;
   fullName?: string;

@@ -69,3 +69,23 @@ describe('POST /payments/otp', () => {
     expect(neither.body.error).toBe('INPUT');
   });
 });
+
+describe('the status query of a card operation', () => {
+  it('has no authentication page and no 3DSECURE type when the card went through without its customer (authorise, charge); a 3-D Secure authorisation has both', async () => {
+    const query = async (reference: unknown) => (await api.send('GET', `/payments/query/${String(reference)}`, undefined, `Bearer ${merchant.token}`)).body.data.payments;
+    const authorised = cardPayment();
+    await api.as(merchant, 'POST', '/payments/authorise', authorised);
+    const charged = cardPayment();
+    await api.as(merchant, 'POST', '/payments/charge', charged);
+    for (const reference of [authorised.paymentReference, charged.paymentReference]) {
+      const payments = await query(reference);
+      expect(payments.redirectLink, String(reference)).toBeUndefined();
+      expect(payments.type, String(reference)).toBeUndefined();
+      expect(payments.maskedPan).toBe('5123-45xx-xxxx-0008');
+    }
+    const pending = cardPayment();
+    await api.as(merchant, 'POST', '/payments/authorise3ds', pending);
+    const payments = await query(pending.paymentReference);
+    expect(payments).toMatchObject({ type: '3DSECURE', redirectLink: expect.stringContaining('/pages/authenticate/') });
+  });
+});
