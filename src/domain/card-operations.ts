@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { noAuthorisedTransaction, providerError, type ApiError } from '../errors.js';
 import type { Payment, StoredCard } from '../model/records.js';
 import type { Selection } from '../scenarios/selector.js';
@@ -90,6 +91,37 @@ export function tokenizeCard(facts: RequestFacts, selection: Selection, env: Ope
 }
 
 /**
+ * POST /payments/create-token, the documentation's tokenisation (its "Card
+ * tokenisation" page; README decision 58): a card payment that waits for its
+ * customer on the card authentication page (`S20`, `redirectUrl`), as a card
+ * initiate does; once it is paid, its `authorizationCode` (on the status
+ * query) charges the card again through POST /payments/charge-token.
+ * @throws ApiError as authorisePayment
+ */
+export function createCardToken(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+  const record = cardPayment(facts, env, false);
+  record.authorizationCode = authorizationCodeOf(record.linkingReference);
+  return answerCreating(facts, selection, record, (payment) => ({
+    paymentReference: payment.paymentReference,
+    linkingReference: payment.linkingReference,
+    redirectUrl: env.links.authenticate(payment.linkingReference),
+  }));
+}
+
+/**
+ * POST /payments/charge-token: charges the card of an authorization code of
+ * the merchant (a paid payment of POST /payments/create-token) at once:
+ * SUCCESSFUL (`00` APPROVED) or FAILED, as the card's test values say.
+ * @throws ApiError 400 `Invalid/Missing parameters = authorizationCode` (the
+ *   provider's body) for a code that is none of the merchant's paid ones; as
+ *   authorisePayment for a reused reference
+ */
+export function chargeToken(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+  const record = cardPayment(facts, env, false);
+  return answerCreating(facts, selection, record, (payment) => ({ paymentReference: payment.paymentReference, linkingReference: payment.linkingReference }));
+}
+
+/**
  * POST /payments/capture: captures `amount` of an AUTHORIZED or
  * PARTIALLY_CAPTURED pre-authorisation; it is CAPTURED once all it
  * authorised is. A capture beyond what is left is refused (S12 Transaction
@@ -125,14 +157,20 @@ function cardPayment(facts: RequestFacts, env: OperationEnv, preauthorisation: b
   const record = newPayment(facts, facts.newPayment!, 'CARD', env.now());
   if (card) record.card = card;
   if (preauthorisation) record.capturedAmount = '0.00';
-  // Only authorise3ds sends the customer to the authentication page.
-  if (facts.operation !== 'authorisePayment3ds') record.withoutAuthentication = true;
+  // Only authorise3ds and create-token send the customer to the authentication page.
+  if (facts.operation !== 'authorisePayment3ds' && facts.operation !== 'createCardToken') record.withoutAuthentication = true;
   if (facts.payment) throw duplicateReference(facts.payment, record);
   return record;
 }
 
-// The stored card of the request's cardToken; undefined when it sends the card's number (newPayment keeps that one).
+// The stored card of the request's cardToken or authorizationCode; undefined when it sends the card's number (newPayment keeps that one).
 function tokenCardOf(facts: RequestFacts): StoredCard | undefined {
+  if (facts.operation === 'chargeToken') {
+    if (facts.tokenCard) return facts.tokenCard;
+    const error = providerError(400, 'Invalid/Missing parameters = authorizationCode', 'invalid-parameters');
+    error.headers[REASON_HEADER] = `authorizationCode ${(facts.authorizationCode ?? '').slice(0, 40)} is no paid card tokenisation of merchant ${facts.publicKey}`;
+    throw error;
+  }
   if (facts.cardToken !== undefined) {
     if (facts.tokenCard) return facts.tokenCard;
     const error = providerError(400, 'Missing Card details', 'missing-card-details');
@@ -153,6 +191,15 @@ function duplicateReference(stored: Payment, record: Payment): ApiError {
 }
 
 const withStatus = (answer: Answer, status: number): Answer => ({ ...answer, status });
+
+/**
+ * The authorization code of a card tokenisation (POST /payments/create-token):
+ * 20 hex characters, the provider's look, derived from its linkingReference
+ * (itself an HMAC with the merchant's secret key), so that no one else can
+ * guess it and the same payment has the same code on every run.
+ */
+export const authorizationCodeOf = (linkingReference: string): string =>
+  createHash('sha256').update(`authorization-code:${linkingReference}`).digest('hex').slice(0, 20);
 
 // The payload of an authorisation and a tokenisation (external-api.yml, Authorise201Response, TokenizeCardResponse).
 const withCard = (payment: Payment) => ({

@@ -98,8 +98,10 @@ export interface RequestFacts extends Facts {
   orderId?: string;
   /** card operations (authorise, charge): the `cardToken` sent instead of the card's fields */
   cardToken?: string;
-  /** card operations: the merchant's stored card of that token; absent when the token is none of the merchant's */
+  /** card operations: the merchant's stored card of that token (or authorization code); absent when it is none of the merchant's */
   tokenCard?: StoredCard;
+  /** charge-token: the `authorizationCode` sent instead of a card */
+  authorizationCode?: string;
 }
 
 /**
@@ -198,11 +200,17 @@ export function factsOf(parts: RequestParts, merchant: Merchant, newMerchant: bo
     case 'authorisePayment':
     case 'authorisePayment3ds':
     case 'chargeCard':
-    case 'tokenizeCard': {
+    case 'tokenizeCard':
+    case 'createCardToken':
+    case 'chargeToken': {
       const fields = (facts.newPayment = newPaymentFields(body, true));
       if (typeof body.cardToken === 'string') {
         facts.cardToken = body.cardToken;
         facts.tokenCard = store.cardOfToken(publicKey, body.cardToken);
+      }
+      if (typeof body.authorizationCode === 'string') {
+        facts.authorizationCode = body.authorizationCode;
+        facts.tokenCard = store.cardOfAuthorizationCode(publicKey, body.authorizationCode);
       }
       const number = fields.cardNumber;
       if (facts.tokenCard) facts.card = { bin: facts.tokenCard.bin, last4: facts.tokenCard.last4 };

@@ -99,6 +99,8 @@ function statusView(links: Links, payment: Payment): Record<string, unknown> {
     type: payment.type ?? (payment.card && !payment.withoutAuthentication ? '3DSECURE' : undefined),
     redirectLink: payment.withoutAuthentication ? undefined : pageOf(links, payment),
     redirecturl: payment.redirectUrl ?? payment.callbackUrl,
+    // What charges the card again, once the tokenisation is paid (README decision 58).
+    authorizationCode: payment.status === 'SUCCESSFUL' ? payment.authorizationCode : undefined,
   };
   if (payment.card) {
     const { bin, last4 } = payment.card;

@@ -10,7 +10,7 @@ import type { MerchantClocks } from '../clock/clocks.js';
 import { commitWrites, type Outbox } from '../domain/commit.js';
 import { createOrder, createOrderAfterPayment, getOrderByOrderId, getOrderByReference, listOrders, updateOrders } from '../domain/orders.js';
 import { cancelPayment, completePayment, initiatePayment, refundPayment } from '../domain/payments.js';
-import { authorisePayment, authorisePayment3ds, capturePayment, chargeCard, tokenizeCard } from '../domain/card-operations.js';
+import { authorisePayment, authorisePayment3ds, capturePayment, chargeCard, chargeToken, createCardToken, tokenizeCard } from '../domain/card-operations.js';
 import { listBanks, listNetworks } from '../domain/lookups.js';
 import { createRefund } from '../domain/refunds.js';
 import { factsOf, type Body } from '../domain/request.js';
@@ -118,6 +118,8 @@ const OPERATIONS: Record<OperationId, Operation> = {
   getOrderByOrderId,
   createRefund,
   queryPaymentV3,
+  createCardToken,
+  chargeToken,
 };
 
 /** Methods whose body is ignored: clients such as the provider's Node SDK send one on GET (README decision). */

@@ -11,7 +11,9 @@ export type OperationId =
   | CardOperationId | LookupOperationId | OrderOperationId | RefundsOperationId | QueryV3OperationId;
 
 /** The card operations beyond the spec's eleven, as the provider describes them (external-api.yml; README, "Card pre-authorisation"). */
-export type CardOperationId = 'authorisePayment' | 'authorisePayment3ds' | 'capturePayment' | 'chargeCard' | 'tokenizeCard' | 'completeCardOtp';
+export type CardOperationId =
+  | 'authorisePayment' | 'authorisePayment3ds' | 'capturePayment' | 'chargeCard' | 'tokenizeCard' | 'completeCardOtp'
+  | 'createCardToken' | 'chargeToken';
 
 /** The lookups the provider's SDKs call beside payments (README decision 52). */
 export type LookupOperationId = 'listBanks' | 'listNetworks';
@@ -32,7 +34,7 @@ export type QueryV3OperationId = 'queryPaymentV3';
  * operations that share their family (external-api.yml, 400Response1-11).
  */
 export const PROVIDER_ERROR_OPERATIONS: ReadonlySet<OperationId> = new Set<OperationId>([
-  'refundPayment', 'cancelPayment', 'authorisePayment', 'capturePayment', 'chargeCard', 'tokenizeCard',
+  'refundPayment', 'cancelPayment', 'authorisePayment', 'capturePayment', 'chargeCard', 'tokenizeCard', 'chargeToken',
 ]);
 
 /**

@@ -79,6 +79,12 @@ export interface Payment {
    * /tokenize): the payment has no authentication page
    */
   withoutAuthentication?: boolean;
+  /**
+   * Of a card payment made by POST /payments/create-token: the code its
+   * merchant charges the card again with (POST /payments/charge-token) once
+   * the payment is SUCCESSFUL, and the status query shows then
+   */
+  authorizationCode?: string;
   currency: string;
   country: string;
   fullName?: string;

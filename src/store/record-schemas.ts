@@ -58,7 +58,7 @@ const due = record<PaymentDue>(
 const payment = record<Payment>(
   {
     publicKey: text, paymentReference: text, linkingReference: text, method: oneOf(METHODS), status: oneOf(STATUSES),
-    code: text, message: text, amount: text, refundedAmount: text, capturedAmount: text, withoutAuthentication: { type: 'boolean' }, currency: text, country: text,
+    code: text, message: text, amount: text, refundedAmount: text, capturedAmount: text, withoutAuthentication: { type: 'boolean' }, authorizationCode: text, currency: text, country: text,
     fullName: text, email: text, mobileNumber: text, productId: text, productDescription: text,
     card, transfer, channel: oneOf(CHANNELS), channelType: text, deviceType: text, sourceIP: text, type: text,
     redirectUrl: text, callbackUrl: text, scenario: text, due, createdAt: text, updatedAt: text,

@@ -183,6 +183,15 @@ export class Store {
     return this.tables.paymentList(publicKey).find((payment) => payment.card?.token === token)?.card;
   }
 
+  /**
+   * The card behind an authorization code of one merchant: that of its
+   * SUCCESSFUL payment made by POST /payments/create-token with this code
+   * (README decision 58); none for another merchant's, or before the payment is paid.
+   */
+  cardOfAuthorizationCode(publicKey: string, authorizationCode: string): StoredCard | undefined {
+    return this.tables.paymentList(publicKey).find((payment) => payment.authorizationCode === authorizationCode && payment.status === 'SUCCESSFUL')?.card;
+  }
+
   /** All payments of one merchant, oldest first. */
   payments(publicKey: string): Payment[] {
     return this.tables.paymentList(publicKey);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalogue, type Sandbox } from '../../src/index.js';
 import { hasOutcome, type ExampleRequest, type Scenario } from '../../src/scenarios/scenario.js';
 import { OUTSIDE_EVENTS, type OperationId } from '../../src/model/operations.js';
+import { authorizationCodeOf } from '../../src/domain/card-operations.js';
 import type { Payment } from '../../src/model/records.js';
 import { ApiClient, sandboxForTest, type ApiResponse, type TestMerchant } from '../support/sandbox.js';
 
@@ -41,6 +42,8 @@ const ROUTES: Record<OperationId, ['GET' | 'POST' | 'PUT', string]> = {
   getOrderByOrderId: ['GET', '/products/orders/publicKey/{publicKey}/orderId/{orderId}'],
   createRefund: ['POST', '/payments/refunds'],
   queryPaymentV3: ['GET', '/v3/payments/query/{paymentReference}'],
+  createCardToken: ['POST', '/payments/create-token'],
+  chargeToken: ['POST', '/payments/charge-token'],
 };
 
 const shipped = await loadCatalogue();
@@ -64,7 +67,7 @@ function send(merchant: TestMerchant, example: ExampleRequest, linkingReference:
   const path = template.replace('{publicKey}', merchant.publicKey).replace('{paymentReference}', String(example.body?.paymentReference ?? '')).replace('{orderId}', String(example.body?.orderId ?? ''));
   const options = { headers, timeoutMs: 3000 };
   if (example.operation === 'exchangeKeys') return api.send(method, path, { key: `${merchant.secretKey}.${merchant.publicKey}` }, undefined, undefined, options);
-  const body = example.body && JSON.parse(JSON.stringify({ publicKey: merchant.publicKey, ...example.body }).replaceAll('$linkingReference', linkingReference ?? ''));
+  const body = example.body && JSON.parse(JSON.stringify({ publicKey: merchant.publicKey, ...example.body }).replaceAll('$linkingReference', linkingReference ?? '').replaceAll('$authorizationCode', authorizationCodeOf(linkingReference ?? '')));
   const auth = example.operation === 'refundPayment' || example.operation === 'cancelPayment' ? merchant.basic : `Bearer ${merchant.token}`;
   return api.send(method, path, method === 'GET' ? undefined : body, auth, undefined, options);
 }
