@@ -3,7 +3,7 @@ import { noAuthorisedTransaction, providerError, type ApiError } from '../errors
 import type { Payment, StoredCard } from '../model/records.js';
 import type { Selection } from '../scenarios/selector.js';
 import { answerWith, paymentWrite, refused, type Answer, type OperationEnv } from './answer.js';
-import { answerCreating, newPayment } from './payments.js';
+import { answerCreating, newPayment, outcomeOf } from './payments.js';
 import type { RequestFacts } from './request.js';
 import { REASON_HEADER, refusalReason, transition, type PaymentEvent } from './state-machine.js';
 
@@ -135,7 +135,7 @@ export function capturePayment(facts: RequestFacts, selection: Selection, env: O
   const event: PaymentEvent = { type: 'capture', amountMinor: facts.amountMinor ?? 0 };
   if (!payment) throw noAuthorisedTransaction();
   const rule = selection.rule;
-  const capture = transition(payment, event, { code: rule.then.code ?? '', message: rule.then.message ?? '', scenario: rule.name, now: env.now() });
+  const capture = transition(payment, event, outcomeOf(rule, env.now()));
   if (capture.refused === 'not-authorised') throw noAuthorisedTransaction(refusalReason('not-authorised', payment, event, 'captured'));
   if (facts.currency !== undefined && facts.currency !== payment.currency) {
     throw providerError(400, 'Invalid/Missing parameters = currency', 'invalid-parameters');

@@ -175,7 +175,7 @@ export function completePayment(facts: RequestFacts, selection: Selection, env: 
     : { paymentReference: payment.paymentReference, linkingReference, authoption: [] };
   const rule = selection.rule;
   const event: PaymentEvent = { type: 'settle', status: rule.then.state ?? 'SUCCESSFUL' };
-  const settled = transition(payment, event, outcomeOf(rule, env));
+  const settled = transition(payment, event, outcomeOf(rule, env.now()));
   if (settled.refused) {
     const doing = operation === 'validatePayment' ? 'validated' : 'completed with an OTP';
     return { ...alreadyProcessed(details), reason: refusalReason(settled.refused, payment, event, doing) };
@@ -201,7 +201,7 @@ export function refundPayment(facts: RequestFacts, selection: Selection, env: Op
   if (!payment) throw noAuthorisedTransaction();
   const event: PaymentEvent = { type: 'refund', amountMinor: facts.amountMinor ?? 0 };
   const rule = selection.rule;
-  const refund = transition(payment, event, outcomeOf(rule, env));
+  const refund = transition(payment, event, outcomeOf(rule, env.now()));
   if (refund.refused === 'not-paid') throw noAuthorisedTransaction(refusalReason('not-paid', payment, event, 'refunded'));
   if (facts.currency !== undefined && facts.currency !== payment.currency) {
     throw inputError(`currency ${facts.currency} is not the currency of payment ${payment.paymentReference} (${payment.currency})`);
@@ -211,7 +211,7 @@ export function refundPayment(facts: RequestFacts, selection: Selection, env: Op
     return refused(refund.refused === 'fully-refunded' ? 'refund-not-allowed' : 'refund-exceeds-amount', refusalReason(refund.refused, payment, event, 'refunded'));
   }
   const state = rule.then.state;
-  const done = state === 'REFUNDED' ? refund : state ? transition(payment, { type: 'settle', status: state }, outcomeOf(rule, env)) : undefined;
+  const done = state === 'REFUNDED' ? refund : state ? transition(payment, { type: 'settle', status: state }, outcomeOf(rule, env.now())) : undefined;
   const stored = done?.payment ?? payment;
   return answerWith(
     rule,
@@ -231,17 +231,20 @@ export function cancelPayment(facts: RequestFacts, selection: Selection, env: Op
   const payment = facts.payment;
   if (!payment) throw noAuthorisedTransaction();
   const rule = selection.rule;
-  const cancel = transition(payment, { type: 'cancel' }, outcomeOf(rule, env));
+  const cancel = transition(payment, { type: 'cancel' }, outcomeOf(rule, env.now()));
   if (cancel.refused) return refused('cancel-not-allowed', refusalReason(cancel.refused, payment, { type: 'cancel' }, 'cancelled'));
   const state = rule.then.state;
-  const done = state === 'CANCELLED' ? cancel : state ? transition(payment, { type: 'settle', status: state }, outcomeOf(rule, env)) : undefined;
+  const done = state === 'CANCELLED' ? cancel : state ? transition(payment, { type: 'settle', status: state }, outcomeOf(rule, env.now())) : undefined;
   const stored = done?.payment ?? payment;
   const { bin = '', last4 = '' } = stored.card ?? {};
   return answerWith(rule, () => ({ paymentReference: stored.paymentReference, status: 'CANCELLED', card: { bin, last4 } }), 'payments', writesOf(done, payment));
 }
 
-// The outcome a rule gives a payment: its code and message, kept on the record. An HTTP rule stores nothing.
-const outcomeOf = (rule: Scenario, env: OperationEnv): Outcome => ({ code: rule.then.code ?? '', message: rule.then.message ?? '', scenario: rule.name, now: env.now() });
+/**
+ * The outcome a rule gives a payment: its code and message, kept on the record, at `now` (ISO 8601 UTC on the
+ * merchant's clock). An HTTP rule stores nothing.
+ */
+export const outcomeOf = (rule: Scenario, now: string): Outcome => ({ code: rule.then.code ?? '', message: rule.then.message ?? '', scenario: rule.name, now });
 
 // A transition the answer stores: none when there was none, or when the table refused it.
 const writesOf = (done: Transition | undefined, before: Payment): Write[] => (done && !done.refused ? [paymentWrite(done.payment, before)] : []);
@@ -257,7 +260,7 @@ const writesOf = (done: Transition | undefined, before: Payment): Write[] => (do
 export function settleExternally(engine: ScenarioEngine, payment: Payment, outcome: 'success' | 'failure', now: string): Transition {
   const rule = engine.decide({ operation: 'controlSettlesPayment', body: { outcome }, payment, headers: {} });
   const status = rule.then.state ?? (outcome === 'success' ? 'SUCCESSFUL' : 'FAILED');
-  return transition(payment, { type: 'settle', status }, { code: rule.then.code ?? '', message: rule.then.message ?? '', scenario: rule.name, now });
+  return transition(payment, { type: 'settle', status }, outcomeOf(rule, now));
 }
 
 /**
@@ -274,10 +277,10 @@ export function settleDue(engine: ScenarioEngine, payment: Payment, now: string)
   if (!due) return undefined;
   if (due.event === 'expire') {
     const rule = engine.decide({ operation: 'pendingPaymentExpires', body: {}, payment, headers: {} });
-    return transition(payment, { type: 'expire' }, { code: rule.then.code ?? '', message: rule.then.message ?? '', scenario: rule.name, now });
+    return transition(payment, { type: 'expire' }, outcomeOf(rule, now));
   }
   const outcome = due.outcome ?? 'success';
   const rule = engine.decide({ operation: 'paymentSettlesLater', body: { outcome }, payment, headers: {} });
   const status = rule.then.state ?? (outcome === 'success' ? 'SUCCESSFUL' : 'FAILED');
-  return transition(payment, { type: 'settle', status }, { code: rule.then.code ?? '', message: rule.then.message ?? '', scenario: rule.name, now });
+  return transition(payment, { type: 'settle', status }, outcomeOf(rule, now));
 }

@@ -1,6 +1,7 @@
 import { fromMinor } from '../model/money.js';
 import type { Selection } from '../scenarios/selector.js';
 import { answered, answerWith, paymentWrite, refused, type Answer, type OperationEnv } from './answer.js';
+import { outcomeOf } from './payments.js';
 import type { RequestFacts } from './request.js';
 import { refusalReason, transition, type PaymentEvent } from './state-machine.js';
 
@@ -25,7 +26,7 @@ export function createRefund(facts: RequestFacts, selection: Selection, env: Ope
   if (!payment) return answered('refund-transaction-not-found', '07', `Transaction with transaction reference ${facts.paymentReference ?? ''} not found`, {});
   const event: PaymentEvent = { type: 'refund', amountMinor: facts.amountMinor ?? 0 };
   const rule = selection.rule;
-  const refund = transition(payment, event, { code: rule.then.code ?? '', message: rule.then.message ?? '', scenario: rule.name, now: env.now() });
+  const refund = transition(payment, event, outcomeOf(rule, env.now()));
   if (refund.refused) return refused('refund-not-allowed', refusalReason(refund.refused, payment, event, 'refunded'));
   const stored = rule.then.state ? refund.payment : payment;
   return answerWith(

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
-import { ControlClient } from '../support/control.js';
-import { Receiver } from '../support/receiver.js';
-import { accountPayment, ApiClient, freshReference, sandboxWithMerchant, type TestMerchant } from '../support/sandbox.js';
+import { sandboxWithReceiver, type Receiver } from '../support/receiver.js';
+import { accountPayment, ApiClient, freshReference, type TestMerchant } from '../support/sandbox.js';
 
 /**
  * POST /payments/refunds, the refunds API of the provider's current
@@ -16,16 +15,12 @@ let api: ApiClient;
 let merchant: TestMerchant;
 let receiver: Receiver;
 
+let close: () => Promise<void>;
+
 beforeAll(async () => {
-  ({ sandbox, api, merchant } = await sandboxWithMerchant());
-  receiver = await Receiver.start();
-  const control = await ControlClient.for(sandbox);
-  expect((await control.send('PUT', `/webhooks/${merchant.publicKey}`, { body: { url: receiver.url } })).status).toBe(200);
+  ({ sandbox, api, merchant, receiver, close } = await sandboxWithReceiver());
 });
-afterAll(async () => {
-  await sandbox.close();
-  await receiver.close();
-});
+afterAll(() => close());
 
 /** A paid account payment of 150.00. */
 async function paid(): Promise<string> {

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
-import { ControlClient } from '../support/control.js';
-import { Receiver } from '../support/receiver.js';
-import { ApiClient, cardPayment, sandboxWithMerchant, type TestMerchant } from '../support/sandbox.js';
+import { sandboxWithReceiver, type Receiver } from '../support/receiver.js';
+import { ApiClient, cardPayment, type TestMerchant } from '../support/sandbox.js';
 
 /**
  * A card pre-authorisation notifies each step at a real receiver (README
@@ -15,16 +14,12 @@ let api: ApiClient;
 let merchant: TestMerchant;
 let receiver: Receiver;
 
+let close: () => Promise<void>;
+
 beforeAll(async () => {
-  ({ sandbox, api, merchant } = await sandboxWithMerchant());
-  receiver = await Receiver.start();
-  const control = await ControlClient.for(sandbox);
-  expect((await control.send('PUT', `/webhooks/${merchant.publicKey}`, { body: { url: receiver.url } })).status).toBe(200);
+  ({ sandbox, api, merchant, receiver, close } = await sandboxWithReceiver());
 });
-afterAll(async () => {
-  await sandbox.close();
-  await receiver.close();
-});
+afterAll(() => close());
 
 /** What the receiver got for one payment: each event's type, amount and gateway message. */
 const told = (reference: string) => receiver.of(reference).map((item: any) => `${item.eventType} ${item.data.amount}`);

@@ -1,5 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ControlClient } from './control.js';
+import { sandboxWithMerchant } from './sandbox.js';
 
 /** One request a receiver got. */
 export interface Received {
@@ -85,4 +87,17 @@ export class Receiver {
     this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/**
+ * A sandbox with one merchant whose notification URL is a new receiver's
+ * (set over the control API); `close()` stops both.
+ */
+export async function sandboxWithReceiver(): Promise<Awaited<ReturnType<typeof sandboxWithMerchant>> & { receiver: Receiver; close(): Promise<void> }> {
+  const setup = await sandboxWithMerchant();
+  const receiver = await Receiver.start();
+  const control = await ControlClient.for(setup.sandbox);
+  const answer = await control.send('PUT', `/webhooks/${setup.merchant.publicKey}`, { body: { url: receiver.url } });
+  if (answer.status !== 200) throw new Error(`the notification URL was refused: ${answer.status}`);
+  return { ...setup, receiver, close: async () => { await setup.sandbox.close(); await receiver.close(); } };
 }
