@@ -91,6 +91,10 @@ export const notFound = (what: string): ApiError =>
 export const ordersNotFound = (message: 'Orders Not Found' | 'Transaction Not Found', scenario: string): ApiError =>
   new ApiError(404, { message, error: 'NOT_FOUND' }, scenario);
 
+/** 404 Subscription Not Found: a billingId that is none of the merchant's subscriptions (external-api.yml, 404Response2). */
+export const subscriptionNotFound = (billingId: string): ApiError =>
+  new ApiError(404, { message: 'Subscription Not Found', error: 'NOT_FOUND' }, 'subscription-not-found', { 'X-Sandbox-Detail': `No subscription with billingId ${billingId.slice(0, 100)}` });
+
 /**
  * 405 for a known path asked with another method, naming the method it takes
  * (README decision: the SDK sends refund and cancel as GET).

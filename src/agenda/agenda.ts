@@ -3,6 +3,7 @@ import type { MerchantClocks } from '../clock/clocks.js';
 import { paymentWrite } from '../domain/answer.js';
 import { commitWrites } from '../domain/commit.js';
 import { settleDue } from '../domain/payments.js';
+import { chargeDue, chargeReferenceOf } from '../domain/subscriptions.js';
 import type { Delivery } from '../model/notifications.js';
 import type { Payment } from '../model/records.js';
 import type { Dispatcher } from '../notifications/dispatcher.js';
@@ -10,12 +11,15 @@ import type { NotificationOutbox } from '../notifications/outbox.js';
 import type { ScenarioEngine } from '../scenarios/engine.js';
 import type { Change, Store } from '../store/store.js';
 
-/** Something due at a time on its merchant's clock: a pending payment's settlement or expiry, or a delivery's attempt. */
+/**
+ * Something due at a time on its merchant's clock: a pending payment's
+ * settlement or expiry, an active subscription's next charge, or a delivery's attempt.
+ */
 export interface DueItem {
   /** epoch ms on the merchant's clock */
   atMs: number;
-  kind: 'payment' | 'delivery';
-  /** the paymentReference, or the delivery's id */
+  kind: 'payment' | 'charge' | 'delivery';
+  /** the paymentReference (of the subscription's first payment, for a charge), or the delivery's id */
   key: string;
 }
 
@@ -23,7 +27,8 @@ export interface DueItem {
 export interface Fired {
   /** ISO 8601 UTC on the merchant's clock */
   at: string;
-  kind: 'settlement' | 'expiry' | 'delivery';
+  kind: 'settlement' | 'expiry' | 'charge' | 'delivery';
+  /** the payment settled or expired, the charge made, or the payment of the delivery's event */
   paymentReference: string;
   /** the delivery, for a delivery's attempt */
   deliveryId?: string;
@@ -46,7 +51,7 @@ const RETRY_AFTER_MS = 1_000;
 
 /**
  * What falls due, and when (README, "Time"): settlements a rule promised,
- * expiries of pending payments, and delivery attempts, each at a time on
+ * expiries of pending payments, subscriptions' charges, and delivery attempts, each at a time on
  * its merchant's clock. One timer waits for the earliest in real time; when
  * a merchant's clock is advanced, everything of that merchant that falls
  * due is carried out in time order, the clock stepping to each item's time
@@ -145,6 +150,8 @@ export class Agenda {
 
   private notePayment(payment: Payment): void {
     if (payment.status === 'PENDING' && payment.due) this.push(payment.publicKey, { atMs: Date.parse(payment.due.at), kind: 'payment', key: payment.paymentReference });
+    const next = payment.subscription?.status === 'ACTIVE' ? payment.subscription.nextChargeAt : undefined;
+    if (next !== undefined) this.push(payment.publicKey, { atMs: Date.parse(next), kind: 'charge', key: payment.paymentReference });
   }
 
   private noteDelivery(delivery: Delivery): void {
@@ -165,6 +172,10 @@ export class Agenda {
       const payment = this.deps.store.payment(publicKey, item.key);
       return payment?.status === 'PENDING' && payment.due !== undefined && Date.parse(payment.due.at) === item.atMs;
     }
+    if (item.kind === 'charge') {
+      const subscription = this.deps.store.payment(publicKey, item.key)?.subscription;
+      return subscription?.status === 'ACTIVE' && subscription.nextChargeAt !== undefined && Date.parse(subscription.nextChargeAt) === item.atMs;
+    }
     const delivery = this.deps.store.delivery(item.key);
     return delivery?.state === 'scheduled' && delivery.dueAt !== undefined && Date.parse(delivery.dueAt) === item.atMs;
   }
@@ -178,6 +189,15 @@ export class Agenda {
       return delivery && { at, kind: 'delivery', paymentReference: delivery.paymentReference, deliveryId: delivery.id };
     }
     const payment = store.payment(publicKey, item.key);
+    if (item.kind === 'charge') {
+      const merchant = store.merchant(publicKey);
+      if (!payment?.subscription || !merchant) return undefined;
+      const reference = chargeReferenceOf(payment.paymentReference, payment.subscription.charges + 1);
+      const writes = chargeDue(engine, merchant, payment, store.payment(publicKey, reference), at);
+      if (writes.length === 0) return undefined;
+      await commitWrites(store, writes, outbox);
+      return { at, kind: 'charge', paymentReference: reference };
+    }
     if (!payment?.due) return undefined;
     const kind = payment.due.event === 'expire' ? 'expiry' : 'settlement';
     const settled = settleDue(engine, payment, at);

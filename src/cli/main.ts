@@ -6,6 +6,7 @@ import { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE, DEFAULT_MAX_MERCHANTS 
 import { caDirOption, tlsBanner, tlsHosts } from './tls-options.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS } from '../http/client-errors.js';
 import { hostName } from '../http/host-guard.js';
+import { NOTIFICATION_EVENT_TYPES } from '../model/notifications.js';
 import { LOG_LEVELS } from '../http/request-log.js';
 import { SYNC_LEVELS, type SyncLevel } from '../store/sync-level.js';
 
@@ -132,14 +133,14 @@ export function program(): Command {
   command
     .command('trigger')
     .description("send a payment's notification now, through a running sandbox's control API (like `stripe trigger`)")
-    .argument('<eventType>', 'transaction or refund')
+    .argument('<eventType>', NOTIFICATION_EVENT_TYPES.join(', '))
     .requiredOption('--reference <paymentReference>', 'the payment')
     .option('--public-key <key>', 'its merchant, when several merchants used the reference')
     .addOption(new Option('-p, --port <n>', 'the port the sandbox listens on').env('PORT').default(4010).argParser(port))
     .addOption(new Option('--url <origin>', 'the sandbox, instead of 127.0.0.1 and --port').argParser(httpUrl))
     .addOption(new Option('--control-token <token>', "the sandbox's control token").env('SANDBOX_CONTROL_TOKEN'))
     .action(async (eventType: string, flags: { reference: string; publicKey?: string; port: number; url?: string; controlToken?: string }) => {
-      if (eventType !== 'transaction' && eventType !== 'refund') fail(`unknown event type ${eventType}: transaction or refund`);
+      if (!(NOTIFICATION_EVENT_TYPES as readonly string[]).includes(eventType)) fail(`unknown event type ${eventType}: ${NOTIFICATION_EVENT_TYPES.join(', ')}`);
       const { trigger } = await import('./trigger.js');
       try {
         const lines = await trigger({

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Agenda, DueItem, Fired } from '../agenda/agenda.js';
 import type { MerchantClocks } from '../clock/clocks.js';
+import { chargeReferenceOf } from '../domain/subscriptions.js';
 import { ApiError, inputError } from '../errors.js';
 import { durationMs, durationOf } from '../model/durations.js';
 import type { Delivery, DeliverySchedule, NotificationEventType } from '../model/notifications.js';
@@ -149,6 +150,7 @@ function dueView(store: Store, publicKey: string, item: DueItem) {
     return { at, kind: 'delivery', paymentReference: delivery?.paymentReference ?? '', deliveryId: item.key };
   }
   const payment = store.payment(publicKey, item.key);
+  if (item.kind === 'charge') return { at, kind: 'charge', paymentReference: chargeReferenceOf(item.key, (payment?.subscription?.charges ?? 0) + 1) };
   return { at, kind: payment?.due?.event === 'settle' ? 'settlement' : 'expiry', paymentReference: item.key };
 }
 

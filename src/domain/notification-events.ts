@@ -24,7 +24,10 @@ export const SANDBOX_BUSINESS_NAME = 'Sandbox Test Business';
  * leaves PENDING, or is created resolved: succeeded, failed, cancelled,
  * expired, authorised, charged, tokenized), and when a pre-authorisation
  * moves on (a capture, or a cancel that voids it), a `refund` when its
- * refunded amount grows. A payment created or left PENDING causes none. The
+ * refunded amount grows. A charge of a subscription's card is a
+ * `transaction.recurrent` (scheduled) or a `transaction.recurring.debit`
+ * (POST /recurring/charge) instead of a `transaction`. A payment created or
+ * left PENDING causes none. The
  * provider names events for successes, failures and refunds; those for
  * cancelled and expired payments and for the moves of a pre-authorisation
  * are the README's decisions ("Where the spec is silent", 40 and 57).
@@ -35,7 +38,7 @@ export function eventsOf(before: Payment | undefined, after: Payment): EventDraf
   const resolved = after.status !== 'PENDING' && (before === undefined || before.status === 'PENDING');
   const captured = before !== undefined && toMinor(after.capturedAmount ?? '0.00') > toMinor(before.capturedAmount ?? '0.00');
   const voided = before?.status === 'AUTHORIZED' && after.status === 'CANCELLED';
-  if (resolved || captured || voided) events.push({ eventType: 'transaction', data: transactionData(after) });
+  if (resolved || captured || voided) events.push(after.recurring ? recurringEvent(after) : { eventType: 'transaction', data: transactionData(after) });
   const refunded = toMinor(after.refundedAmount) - (before ? toMinor(before.refundedAmount) : 0);
   if (refunded > 0) events.push({ eventType: 'refund', data: refundData(after, refunded) });
   return events;
@@ -61,7 +64,7 @@ export function transactionData(payment: Payment): Record<string, unknown> {
     fee: '0.00',
     productId: payment.productId ?? '',
     channelType: payment.channelType ?? channelOf(payment),
-    maskedPan: card ? `${card.bin.slice(0, 4)}-${card.bin.slice(4, 6)}xx-xxxx-${card.last4}` : '',
+    maskedPan: card ? maskedPanOf(card) : '',
     sourceIP: payment.sourceIP ?? '',
     deviceType: payment.deviceType ?? '',
     fullname: payment.fullName ?? '',
@@ -86,6 +89,68 @@ export function transactionData(payment: Payment): Record<string, unknown> {
   }
   return data;
 }
+
+/**
+ * The event of a charge of a subscription's card, fields and types as in the
+ * provider's samples (its webhook page, 7.5 and 7.6): `amount` a string,
+ * no `currency`, `gatewayCode` or `code` in a `transaction.recurrent`. Both
+ * carry `gatewayMessage`, so that a declined charge can be told from a paid
+ * one (the recurrent sample, of a paid charge, has none: README, "Subscriptions").
+ */
+export function recurringEvent(payment: Payment): EventDraft {
+  const card = payment.card;
+  const common = {
+    amount: payment.amount,
+    reference: payment.paymentReference,
+    gatewayMessage: payment.message,
+    publicKey: payment.publicKey,
+    maskedPan: card ? maskedPanOf(card) : '',
+    email: payment.email ?? '',
+    gatewayReference: gatewayReferenceOf(payment),
+    country: payment.country,
+    createdAt: payment.createdAt.slice(0, 19),
+    updatedAt: payment.updatedAt.slice(0, 23),
+  };
+  if (payment.recurring?.kind === 'debit') {
+    const description = payment.productDescription ?? 'Authorised charge';
+    return {
+      eventType: 'transaction.recurring.debit',
+      data: { ...common, description, channelType: 'Recurring Debit', type: 'TOKEN', fullname: payment.fullName ?? '', currency: payment.currency, narration: description, paymentType: 'card' },
+    };
+  }
+  return {
+    eventType: 'transaction.recurrent',
+    data: {
+      ...common,
+      mobile: payment.mobileNumber ?? '',
+      description: payment.productDescription ?? '',
+      productId: payment.productId ?? '',
+      // The provider's sample spells it so.
+      narration: 'Reccurrent',
+      lastFourDigits: card?.last4 ?? '',
+      cardBin: card?.bin ?? '',
+    },
+  };
+}
+
+/**
+ * The data of an event of `eventType` for a payment as it stands (a
+ * notification triggered on demand): a `refund` of all that was refunded of it.
+ * @throws RangeError for a refund of a payment with nothing refunded
+ */
+export function eventDataOf(payment: Payment, eventType: NotificationEventType): Record<string, unknown> {
+  if (eventType === 'transaction') return transactionData(payment);
+  if (eventType === 'refund') {
+    const refunded = toMinor(payment.refundedAmount);
+    if (refunded === 0) throw new RangeError(`payment ${payment.paymentReference} has no refund to notify`);
+    return refundData(payment, refunded);
+  }
+  const kind = eventType === 'transaction.recurring.debit' ? 'debit' : 'scheduled';
+  return recurringEvent({ ...payment, recurring: { billingId: payment.recurring?.billingId ?? payment.paymentReference, kind } }).data;
+}
+
+/** A card's number as the provider's notifications mask it: `5123-45xx-xxxx-0008`. */
+export const maskedPanOf = (card: { bin: string; last4: string }): string => `${card.bin.slice(0, 4)}-${card.bin.slice(4, 6)}xx-xxxx-${card.last4}`;
 
 /**
  * The data of a `refund` event, as in the provider's sample: `amount` a

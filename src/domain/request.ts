@@ -1,6 +1,7 @@
 import { AMOUNT_PATTERN, normaliseAmount, toMinor } from '../model/money.js';
 import type { OperationId, Variant } from '../model/operations.js';
-import type { Merchant, Order, Payment, StoredCard } from '../model/records.js';
+import type { BillingCycle, Merchant, Order, Payment, StoredCard, Subscription } from '../model/records.js';
+import { startDateOf } from './billing.js';
 import type { Facts } from '../scenarios/engine.js';
 import { walletDaysOf } from './due.js';
 import type { Store } from '../store/store.js';
@@ -60,6 +61,24 @@ export interface OrderFields {
   orderType?: string;
 }
 
+/** What POST /recurring/subscribes says of its subscription, beside its first payment's fields. */
+export interface SubscriptionFields {
+  billingCycle: BillingCycle;
+  /** whole cycles between charges, at least 1 */
+  billingPeriod: number;
+  /** ISO 8601 UTC; absent: the payment's creation */
+  startDate?: string;
+  planId?: string;
+  customerId?: string;
+  cardName?: string;
+}
+
+/** What PUT /recurring/updates asks: a status, an amount (normalised to two decimals), or both. */
+export interface SubscriptionUpdate {
+  status?: Subscription['status'];
+  amount?: string;
+}
+
 /**
  * Everything known of a request once it is authenticated and validated.
  * The engine's Facts (operation, variant, body, headers, the stored payment)
@@ -100,8 +119,18 @@ export interface RequestFacts extends Facts {
   cardToken?: string;
   /** card operations: the merchant's stored card of that token (or authorization code); absent when it is none of the merchant's */
   tokenCard?: StoredCard;
-  /** charge-token: the `authorizationCode` sent instead of a card */
+  /** charge-token, recurring charge: the `authorizationCode` sent instead of a card */
   authorizationCode?: string;
+  /** charge-token, recurring charge: the merchant's paid payment of that authorization code (a tokenisation's or a subscription's) */
+  tokenPayment?: Payment;
+  /** subscribes: the subscription's fields */
+  subscription?: SubscriptionFields;
+  /** subscription update: what it asks */
+  subscriptionUpdate?: SubscriptionUpdate;
+  /** subscription lists: the merchant's subscriptions (the payments that started one), oldest first */
+  subscriptions?: Payment[];
+  /** subscription lists of one customer: the customerId of the path */
+  customerId?: string;
 }
 
 /**
@@ -140,7 +169,9 @@ export function factsOf(parts: RequestParts, merchant: Merchant, newMerchant: bo
   // POST /payments/otp comes in two shapes (README decision 51): read as the one flat body the rules match.
   const body = operation === 'completeCardOtp' ? cardOtpBody(parts.body) : parts.body;
   const publicKey = merchant.publicKey;
-  const paymentReference = typeof body.paymentReference === 'string' ? body.paymentReference : params.paymentReference;
+  // A subscription's billingId is its first payment's paymentReference (external-api.yml, InitiateSubscription).
+  const billingId = typeof body.billingId === 'string' ? body.billingId : params.billingId;
+  const paymentReference = typeof body.paymentReference === 'string' && operation !== 'updateSubscription' ? body.paymentReference : (params.paymentReference ?? billingId);
   const linkingReference = typeof body.linkingReference === 'string' ? body.linkingReference : undefined;
   const payment: Payment | undefined =
     linkingReference !== undefined
@@ -197,12 +228,16 @@ export function factsOf(parts: RequestParts, merchant: Merchant, newMerchant: bo
       if (typeof body.amount === 'string' && AMOUNT_PATTERN.test(body.amount)) facts.amountMinor = toMinor(body.amount);
       if (body.currency !== undefined) facts.currency = String(body.currency);
       break;
+    case 'createSubscription':
+      facts.subscription = subscriptionFields(body);
+    // falls through: a subscription starts with a card payment
     case 'authorisePayment':
     case 'authorisePayment3ds':
     case 'chargeCard':
     case 'tokenizeCard':
     case 'createCardToken':
-    case 'chargeToken': {
+    case 'chargeToken':
+    case 'chargeSubscription': {
       const fields = (facts.newPayment = newPaymentFields(body, true));
       if (typeof body.cardToken === 'string') {
         facts.cardToken = body.cardToken;
@@ -210,17 +245,51 @@ export function factsOf(parts: RequestParts, merchant: Merchant, newMerchant: bo
       }
       if (typeof body.authorizationCode === 'string') {
         facts.authorizationCode = body.authorizationCode;
-        facts.tokenCard = store.cardOfAuthorizationCode(publicKey, body.authorizationCode);
+        facts.tokenPayment = store.paymentOfAuthorizationCode(publicKey, body.authorizationCode);
+        facts.tokenCard = facts.tokenPayment?.card;
       }
       const number = fields.cardNumber;
       if (facts.tokenCard) facts.card = { bin: facts.tokenCard.bin, last4: facts.tokenCard.last4 };
       else if (number !== undefined) facts.card = { bin: number.slice(0, 6), last4: number.slice(-4) };
       break;
     }
+    case 'updateSubscription':
+      facts.subscriptionUpdate = {
+        ...(body.status === 'ACTIVE' || body.status === 'INACTIVE' ? { status: body.status } : {}),
+        ...(typeof body.amount === 'string' && AMOUNT_PATTERN.test(body.amount) ? { amount: normaliseAmount(body.amount) } : {}),
+      };
+      break;
+    case 'listSubscriptions':
+    case 'listCustomerSubscriptions':
+    case 'listKeyCustomerSubscriptions':
+    case 'listOwnCustomerSubscriptions':
+      facts.subscriptions = store.payments(publicKey).filter((stored) => stored.subscription !== undefined);
+      if (params.customerId !== undefined) facts.customerId = params.customerId;
+      break;
     default:
       break;
   }
   return facts;
+}
+
+/**
+ * The subscription fields of POST /recurring/subscribes, as the document
+ * validated them: `billingPeriod` a whole number of cycles ("1" in the
+ * provider's example; 1 when absent), `startDate` in the provider's
+ * `2020-02-25 00:00:00` form or ISO 8601.
+ */
+function subscriptionFields(body: Body): SubscriptionFields {
+  const period = Number(body.billingPeriod ?? 1);
+  const fields: SubscriptionFields = {
+    billingCycle: String(body.billingCycle).toUpperCase() as BillingCycle,
+    billingPeriod: Number.isInteger(period) && period >= 1 ? period : 1,
+  };
+  const startDate = typeof body.startDate === 'string' ? startDateOf(body.startDate) : undefined;
+  if (startDate !== undefined) fields.startDate = startDate;
+  for (const field of ['planId', 'customerId', 'cardName'] as const) {
+    if (typeof body[field] === 'string' && body[field] !== '') fields[field] = body[field];
+  }
+  return fields;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { fromMinor, toMinor } from '../model/money.js';
-import type { Payment, PaymentDue, PaymentStatus, StoredCard, TransferAccount } from '../model/records.js';
+import type { Payment, PaymentDue, PaymentStatus, StoredCard, Subscription, TransferAccount } from '../model/records.js';
+import { nextChargeAfter } from './billing.js';
 
 /**
  * The payment state machine (README decision 12): the one place where a
@@ -26,7 +27,11 @@ export type PaymentEvent =
   /** a cancel by the merchant or by the customer */
   | { type: 'cancel' }
   /** a pending payment's lifetime ran out (README, "Time") */
-  | { type: 'expire' };
+  | { type: 'expire' }
+  /** PUT /recurring/updates: a subscription paused or resumed, its charge's amount changed */
+  | { type: 'update-subscription'; status: Subscription['status']; amount?: string }
+  /** a subscription's charge fell due and was made: it is counted, and the next one falls a period later */
+  | { type: 'bill' };
 
 /** The event's type. */
 export type PaymentEventType = PaymentEvent['type'];
@@ -48,13 +53,16 @@ export const TRANSITIONS: Readonly<Record<PaymentEventType, { from: readonly (Pa
   refund: { from: ['SUCCESSFUL', 'CAPTURED', 'PARTIALLY_CAPTURED'], to: ['SUCCESSFUL', 'CAPTURED', 'PARTIALLY_CAPTURED', 'REFUNDED'] },
   cancel: { from: ['PENDING', 'AUTHORIZED'], to: ['CANCELLED'] },
   expire: { from: ['PENDING'], to: ['EXPIRED'] },
+  // A subscription is its first payment's: it can be changed and charged once that payment is paid, whatever was refunded of it since.
+  'update-subscription': { from: ['SUCCESSFUL', 'REFUNDED'], to: ['SUCCESSFUL', 'REFUNDED'] },
+  bill: { from: ['SUCCESSFUL', 'REFUNDED'], to: ['SUCCESSFUL', 'REFUNDED'] },
 };
 
 /**
  * Why the state machine refused an event:
  * - `reference-used`: a payment with this reference exists (spec, Limits 1);
  * - `not-pending`: the payment is no longer pending (completion, cancel, a customer's step);
- * - `not-paid`: a refund of a payment never paid;
+ * - `not-paid`: a refund of a payment never paid, a change or charge of a subscription whose first payment is not paid;
  * - `not-authorised`: a capture of a payment that is no pre-authorisation, or is no longer open to capture;
  * - `fully-refunded`: a refund of a payment refunded in full;
  * - `exceeds-amount`: a refund or capture above what is left of the amount, or of nothing.
@@ -107,6 +115,7 @@ export function refusalOf(current: Payment | undefined, event: PaymentEvent): Re
   if (event.type === 'create') return 'reference-used';
   if (event.type === 'refund') return current.status === 'REFUNDED' ? 'fully-refunded' : 'not-paid';
   if (event.type === 'capture') return 'not-authorised';
+  if (event.type === 'update-subscription' || event.type === 'bill') return 'not-paid';
   return 'not-pending';
 }
 
@@ -171,8 +180,10 @@ function nextRecord(current: Payment | undefined, event: PaymentEvent, outcome: 
 function changed(current: Payment | undefined, event: PaymentEvent, outcome: Outcome, due: PaymentDue | undefined): Payment {
   const { code, message, scenario, now } = outcome;
   switch (event.type) {
-    case 'create':
-      return { ...event.record, status: event.status, code, message, scenario, due, createdAt: now, updatedAt: now };
+    case 'create': {
+      const subscription = event.record.subscription && event.status === 'SUCCESSFUL' ? activated(event.record.subscription, now) : event.record.subscription;
+      return { ...event.record, subscription, status: event.status, code, message, scenario, due, createdAt: now, updatedAt: now };
+    }
     case 'choose-channel':
       return {
         ...current!,
@@ -182,8 +193,11 @@ function changed(current: Payment | undefined, event: PaymentEvent, outcome: Out
         status: event.status,
         code, message, scenario, due, updatedAt: now,
       };
-    case 'settle':
-      return { ...current!, status: event.status, code, message, scenario, due, updatedAt: now };
+    case 'settle': {
+      // A subscription starts once its first payment is paid.
+      const subscription = current!.subscription && event.status === 'SUCCESSFUL' ? activated(current!.subscription, now) : current!.subscription;
+      return { ...current!, subscription, status: event.status, code, message, scenario, due, updatedAt: now };
+    }
     case 'capture': {
       const captured = toMinor(current!.capturedAmount ?? '0.00') + event.amountMinor;
       const status = captured === toMinor(current!.amount) ? 'CAPTURED' : 'PARTIALLY_CAPTURED';
@@ -198,5 +212,22 @@ function changed(current: Payment | undefined, event: PaymentEvent, outcome: Out
       return { ...current!, status: 'CANCELLED', code, message, scenario, due, updatedAt: now };
     case 'expire':
       return { ...current!, status: 'EXPIRED', code, message, scenario, due, updatedAt: now };
+    case 'update-subscription': {
+      const before = current!.subscription!;
+      const amount = event.amount ?? before.amount;
+      // Resumed, it is next charged at the first charge time still to come: what fell due while it was paused is not made up.
+      const subscription: Subscription = event.status === 'ACTIVE'
+        ? { ...before, amount, status: 'ACTIVE', nextChargeAt: before.status === 'ACTIVE' ? before.nextChargeAt : nextChargeAfter(before, now) }
+        : { ...before, amount, status: 'INACTIVE', nextChargeAt: undefined };
+      return { ...current!, subscription, updatedAt: now };
+    }
+    case 'bill': {
+      const before = current!.subscription!;
+      const subscription: Subscription = { ...before, charges: before.charges + 1, nextChargeAt: nextChargeAfter(before, before.nextChargeAt ?? now) };
+      return { ...current!, subscription, updatedAt: now };
+    }
   }
 }
+
+// A subscription whose first payment is paid at `now`: charged from then on, at the first charge time after it.
+const activated = (subscription: Subscription, now: string): Subscription => ({ ...subscription, status: 'ACTIVE', nextChargeAt: nextChargeAfter(subscription, now) });

@@ -13,6 +13,7 @@ import { cancelPayment, completePayment, initiatePayment, refundPayment } from '
 import { authorisePayment, authorisePayment3ds, capturePayment, chargeCard, chargeToken, createCardToken, tokenizeCard } from '../domain/card-operations.js';
 import { listBanks, listNetworks } from '../domain/lookups.js';
 import { createRefund } from '../domain/refunds.js';
+import { chargeSubscription, createSubscription, getSubscription, listSubscriptions, updateSubscription } from '../domain/subscriptions.js';
 import { factsOf, type Body } from '../domain/request.js';
 import { REASON_HEADER } from '../domain/state-machine.js';
 import { queryPayment, queryPaymentV3 } from '../domain/status-query.js';
@@ -120,6 +121,14 @@ const OPERATIONS: Record<OperationId, Operation> = {
   queryPaymentV3,
   createCardToken,
   chargeToken,
+  createSubscription,
+  getSubscription,
+  listSubscriptions,
+  listCustomerSubscriptions: listSubscriptions,
+  listKeyCustomerSubscriptions: listSubscriptions,
+  listOwnCustomerSubscriptions: listSubscriptions,
+  updateSubscription,
+  chargeSubscription,
 };
 
 /** Methods whose body is ignored: clients such as the provider's Node SDK send one on GET (README decision). */

@@ -4,8 +4,15 @@
  * merchant's clock unless a field says otherwise.
  */
 
-/** The event types the sandbox sends (../shared/provider/notifications.md): a payment resolved, a refund processed. */
-export type NotificationEventType = 'transaction' | 'refund';
+/**
+ * The event types the sandbox sends (../shared/provider/notifications.md): a
+ * payment resolved, a refund processed, a subscription's charge attempted
+ * (`transaction.recurrent`), an authorised debit taken (`transaction.recurring.debit`).
+ */
+export type NotificationEventType = 'transaction' | 'refund' | 'transaction.recurrent' | 'transaction.recurring.debit';
+
+/** Every NotificationEventType. */
+export const NOTIFICATION_EVENT_TYPES: readonly NotificationEventType[] = ['transaction', 'refund', 'transaction.recurrent', 'transaction.recurring.debit'];
 
 /**
  * One event in the provider's shape: what goes in

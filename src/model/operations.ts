@@ -8,7 +8,7 @@
 export type OperationId =
   | 'exchangeKeys' | 'computeHash' | 'initiatePayment' | 'createCheckoutLink' | 'createOrder'
   | 'updateOrders' | 'listOrders' | 'validatePayment' | 'completeMomoPayment' | 'refundPayment' | 'cancelPayment' | 'queryPayment'
-  | CardOperationId | LookupOperationId | OrderOperationId | RefundsOperationId | QueryV3OperationId;
+  | CardOperationId | LookupOperationId | OrderOperationId | RefundsOperationId | QueryV3OperationId | SubscriptionOperationId;
 
 /** The card operations beyond the spec's eleven, as the provider describes them (external-api.yml; README, "Card pre-authorisation"). */
 export type CardOperationId =
@@ -28,13 +28,25 @@ export type RefundsOperationId = 'createRefund';
 export type QueryV3OperationId = 'queryPaymentV3';
 
 /**
+ * The subscription operations (the provider's subscription page,
+ * external-api.yml InitiateSubscription and GetaSubscription; README,
+ * "Subscriptions"); the customer's subscriptions are listed under the three
+ * path shapes the SDKs use: the documentation's and the Python and Java
+ * SDKs' (`listCustomerSubscriptions`), the Node SDK's
+ * (`listKeyCustomerSubscriptions`) and the PHP SDK's (`listOwnCustomerSubscriptions`).
+ */
+export type SubscriptionOperationId =
+  | 'createSubscription' | 'getSubscription' | 'listSubscriptions' | 'listCustomerSubscriptions' | 'listKeyCustomerSubscriptions'
+  | 'listOwnCustomerSubscriptions' | 'updateSubscription' | 'chargeSubscription';
+
+/**
  * Operations whose refusals are the provider's own body,
  * `{"status":"ERROR","data":{"code":"S12","message":...}}`: credential and
  * parameter errors of refund and cancel (README decisions), and of the card
  * operations that share their family (external-api.yml, 400Response1-11).
  */
 export const PROVIDER_ERROR_OPERATIONS: ReadonlySet<OperationId> = new Set<OperationId>([
-  'refundPayment', 'cancelPayment', 'authorisePayment', 'capturePayment', 'chargeCard', 'tokenizeCard', 'chargeToken',
+  'refundPayment', 'cancelPayment', 'authorisePayment', 'capturePayment', 'chargeCard', 'tokenizeCard', 'chargeToken', 'chargeSubscription',
 ]);
 
 /**
@@ -44,12 +56,12 @@ export const PROVIDER_ERROR_OPERATIONS: ReadonlySet<OperationId> = new Set<Opera
  */
 export type OutsideEvent =
   | 'customerPaysByAccount' | 'customerPaysByTransfer' | 'customerSendsTransfer' | 'customerDeclinesAuthentication' | 'customerCancelsCheckout'
-  | 'controlSettlesPayment' | 'paymentSettlesLater' | 'pendingPaymentExpires';
+  | 'controlSettlesPayment' | 'paymentSettlesLater' | 'pendingPaymentExpires' | 'subscriptionChargeDue';
 
 /** Every OutsideEvent. */
 export const OUTSIDE_EVENTS: readonly OutsideEvent[] = [
   'customerPaysByAccount', 'customerPaysByTransfer', 'customerSendsTransfer', 'customerDeclinesAuthentication', 'customerCancelsCheckout', 'controlSettlesPayment',
-  'paymentSettlesLater', 'pendingPaymentExpires',
+  'paymentSettlesLater', 'pendingPaymentExpires', 'subscriptionChargeDue',
 ];
 
 /** What a scenario can answer: an operation of the Payments API, or an event outside it. */

@@ -45,6 +45,48 @@ export interface StoredCard {
   token: string;
 }
 
+/**
+ * How often a subscription is charged: the provider's subscription page names
+ * DAILY, WEEKLY, MONTHLY and ANNUALLY, and its plan example sends HOURLY
+ * (README, "Subscriptions").
+ */
+export type BillingCycle = 'HOURLY' | 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'ANNUALLY';
+
+/**
+ * The subscription a payment of POST /recurring/subscribes starts (the
+ * provider's subscription page; README, "Subscriptions"): its billingId is
+ * the payment's paymentReference, and it is charged on its cycle, on its
+ * merchant's clock, while ACTIVE.
+ */
+export interface Subscription {
+  billingCycle: BillingCycle;
+  /** how many cycles lie between two charges: the provider's `billingPeriod` ("1" in its example) */
+  billingPeriod: number;
+  /** decimal string, major units: what each charge takes (PUT /recurring/updates may change it) */
+  amount: string;
+  /** INACTIVE until its first payment is paid, and while paused by PUT /recurring/updates */
+  status: 'ACTIVE' | 'INACTIVE';
+  /** ISO 8601 UTC: charges fall at startDate plus whole billing periods (the request's `startDate`, else the payment's creation) */
+  startDate: string;
+  planId?: string;
+  customerId?: string;
+  cardName?: string;
+  /** how many scheduled charges have been made */
+  charges: number;
+  /** ISO 8601 UTC on the merchant's clock, while ACTIVE: when the next charge falls due */
+  nextChargeAt?: string;
+}
+
+/** Of a payment that charges a subscription's card again: which subscription, and how. */
+export interface RecurringCharge {
+  /** the subscription's billingId (the paymentReference of its first payment) */
+  billingId: string;
+  /** scheduled: its cycle came round (a `transaction.recurrent` notification); debit: POST /recurring/charge (`transaction.recurring.debit`) */
+  kind: 'scheduled' | 'debit';
+  /** of a scheduled charge: its number, from 1 */
+  cycle?: number;
+}
+
 /** The account a transfer payment is paid into (spec, initiate response, Transfer). */
 export interface TransferAccount {
   walletName: string;
@@ -87,6 +129,10 @@ export interface Payment {
   authorizationCode?: string;
   currency: string;
   country: string;
+  /** of a payment of POST /recurring/subscribes: the subscription it started */
+  subscription?: Subscription;
+  /** of a payment that charged a subscription's card again (scheduled, or POST /recurring/charge) */
+  recurring?: RecurringCharge;
   fullName?: string;
   email?: string;
   mobileNumber?: string;

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { MerchantClocks } from '../clock/clocks.js';
 import type { Outbox } from '../domain/commit.js';
-import { eventsOf, refundData, spaceForm, transactionData } from '../domain/notification-events.js';
+import { eventDataOf, eventsOf, spaceForm } from '../domain/notification-events.js';
 import { durationMs, later } from '../model/durations.js';
 import type { Delivery, DeliveryFault, DeliverySchedule, NotificationEvent, NotificationEventType } from '../model/notifications.js';
-import { toMinor } from '../model/money.js';
 import type { Payment } from '../model/records.js';
 import type { ScenarioEngine } from '../scenarios/engine.js';
 import type { Store } from '../store/store.js';
@@ -71,17 +70,15 @@ export class NotificationOutbox implements Outbox {
 
   /**
    * A new event of `eventType` for a stored payment, as `stripe trigger`
-   * makes one (README, "Notifications"): a `transaction` from the payment as
-   * it stands, a `refund` of all that was refunded of it. Not stored: the
+   * makes one (README, "Notifications"): from the payment as it stands
+   * (src/domain/notification-events.ts, eventDataOf). Not stored: the
    * caller puts the deliveries and commits.
    * @throws RangeError when the merchant has no notification URL, or a refund is asked of a payment with nothing refunded
    */
   trigger(payment: Payment, eventType: NotificationEventType): Delivery[] {
     const endpoint = this.endpoint(payment.publicKey);
     if (!endpoint) throw new RangeError(`merchant ${payment.publicKey} has no notification URL: set one with PUT /__sandbox/webhooks/${payment.publicKey}`);
-    const refunded = toMinor(payment.refundedAmount);
-    if (eventType === 'refund' && refunded === 0) throw new RangeError(`payment ${payment.paymentReference} has no refund to notify`);
-    const data = eventType === 'refund' ? refundData(payment, refunded) : transactionData(payment);
+    const data = eventDataOf(payment, eventType);
     return this.deliveriesOf(payment, this.event(payment.publicKey, eventType, data), endpoint.schedule, this.deps.faults.take(payment.publicKey));
   }
 

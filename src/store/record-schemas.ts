@@ -2,7 +2,7 @@ import type {
   Delivery, DeliveryAttempt, DeliveryFault, DeliverySchedule, DeliveryState, MerchantClock, NotificationEvent, NotificationEventType,
   NotificationFaultKind, WebhookEndpoint,
 } from '../model/notifications.js';
-import type { PaymentDue } from '../model/records.js';
+import type { BillingCycle, PaymentDue, RecurringCharge, Subscription } from '../model/records.js';
 import type { Order, OrderItem, Payment, PaymentMethod, PaymentStatus, StoredCard, TransferAccount } from '../model/records.js';
 import type { MerchantRecord } from './tables.js';
 
@@ -55,10 +55,26 @@ const due = record<PaymentDue>(
   { at: true, event: true },
 );
 
+const CYCLES: Record<BillingCycle, true> = { HOURLY: true, DAILY: true, WEEKLY: true, MONTHLY: true, ANNUALLY: true };
+
+const subscription = record<Subscription>(
+  {
+    billingCycle: oneOf(CYCLES), billingPeriod: { type: 'integer', minimum: 1 }, amount: text, status: oneOf<Subscription['status']>({ ACTIVE: true, INACTIVE: true }),
+    startDate: text, planId: text, customerId: text, cardName: text, charges: { type: 'integer', minimum: 0 }, nextChargeAt: text,
+  },
+  { billingCycle: true, billingPeriod: true, amount: true, status: true, startDate: true, charges: true },
+);
+
+const recurring = record<RecurringCharge>(
+  { billingId: text, kind: oneOf<RecurringCharge['kind']>({ scheduled: true, debit: true }), cycle: { type: 'integer', minimum: 1 } },
+  { billingId: true, kind: true },
+);
+
 const payment = record<Payment>(
   {
     publicKey: text, paymentReference: text, linkingReference: text, method: oneOf(METHODS), status: oneOf(STATUSES),
     code: text, message: text, amount: text, refundedAmount: text, capturedAmount: text, withoutAuthentication: { type: 'boolean' }, authorizationCode: text, currency: text, country: text,
+    subscription, recurring,
     fullName: text, email: text, mobileNumber: text, productId: text, productDescription: text,
     card, transfer, channel: oneOf(CHANNELS), channelType: text, deviceType: text, sourceIP: text, type: text,
     redirectUrl: text, callbackUrl: text, scenario: text, due, createdAt: text, updatedAt: text,
@@ -85,7 +101,7 @@ const order = record<Order>(
   { publicKey: true, paymentReference: true, callbackUrl: true, country: true, currency: true, amount: true, items: true, createdAt: true, updatedAt: true },
 );
 
-const EVENT_TYPES: Record<NotificationEventType, true> = { transaction: true, refund: true };
+const EVENT_TYPES: Record<NotificationEventType, true> = { transaction: true, refund: true, 'transaction.recurrent': true, 'transaction.recurring.debit': true };
 const SCHEDULES: Record<DeliverySchedule, true> = { current: true, legacy: true };
 const DELIVERY_STATES: Record<DeliveryState, true> = { scheduled: true, held: true, delivered: true, undelivered: true, withheld: true };
 const FAULTS: Record<NotificationFaultKind, true> = { duplicate: true, late: true, 'out-of-order': true, never: true, 'receiver-error': true };

@@ -184,12 +184,13 @@ export class Store {
   }
 
   /**
-   * The card behind an authorization code of one merchant: that of its
-   * SUCCESSFUL payment made by POST /payments/create-token with this code
-   * (README decision 58); none for another merchant's, or before the payment is paid.
+   * The paid payment behind an authorization code of one merchant: its
+   * SUCCESSFUL payment made by POST /payments/create-token (README decision
+   * 58) or POST /recurring/subscribes ("Subscriptions") with this code; none
+   * for another merchant's, or before the payment is paid.
    */
-  cardOfAuthorizationCode(publicKey: string, authorizationCode: string): StoredCard | undefined {
-    return this.tables.paymentList(publicKey).find((payment) => payment.authorizationCode === authorizationCode && payment.status === 'SUCCESSFUL')?.card;
+  paymentOfAuthorizationCode(publicKey: string, authorizationCode: string): Payment | undefined {
+    return this.tables.paymentList(publicKey).find((payment) => payment.authorizationCode === authorizationCode && payment.status === 'SUCCESSFUL');
   }
 
   /** All payments of one merchant, oldest first. */

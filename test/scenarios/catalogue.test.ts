@@ -44,6 +44,14 @@ const ROUTES: Record<OperationId, ['GET' | 'POST' | 'PUT', string]> = {
   queryPaymentV3: ['GET', '/v3/payments/query/{paymentReference}'],
   createCardToken: ['POST', '/payments/create-token'],
   chargeToken: ['POST', '/payments/charge-token'],
+  createSubscription: ['POST', '/recurring/subscribes'],
+  getSubscription: ['GET', '/recurring/billingId/{paymentReference}'],
+  listSubscriptions: ['GET', '/recurring/publicKey/{publicKey}'],
+  listCustomerSubscriptions: ['GET', '/recurring/{publicKey}/customerId/{customerId}'],
+  listKeyCustomerSubscriptions: ['GET', '/recurring/publicKey/{publicKey}/customerId/{customerId}'],
+  listOwnCustomerSubscriptions: ['GET', '/recurring/customerId/{customerId}'],
+  updateSubscription: ['PUT', '/recurring/updates'],
+  chargeSubscription: ['POST', '/recurring/charge'],
 };
 
 const shipped = await loadCatalogue();
@@ -64,7 +72,8 @@ afterAll(() => sandbox.close());
 /** Sends one example request as `merchant`, filling in publicKey and the last linkingReference seen. */
 function send(merchant: TestMerchant, example: ExampleRequest, linkingReference: string | undefined, headers: Record<string, string> = {}) {
   const [method, template] = ROUTES[example.operation as OperationId];
-  const path = template.replace('{publicKey}', merchant.publicKey).replace('{paymentReference}', String(example.body?.paymentReference ?? '')).replace('{orderId}', String(example.body?.orderId ?? ''));
+  const path = template.replace('{publicKey}', merchant.publicKey).replace('{paymentReference}', String(example.body?.paymentReference ?? '')).replace('{orderId}', String(example.body?.orderId ?? ''))
+    .replace('{customerId}', String(example.body?.customerId ?? 'CUST-1'));
   const options = { headers, timeoutMs: 3000 };
   if (example.operation === 'exchangeKeys') return api.send(method, path, { key: `${merchant.secretKey}.${merchant.publicKey}` }, undefined, undefined, options);
   const body = example.body && JSON.parse(JSON.stringify({ publicKey: merchant.publicKey, ...example.body }).replaceAll('$linkingReference', linkingReference ?? '').replaceAll('$authorizationCode', authorizationCodeOf(linkingReference ?? '')));
@@ -139,7 +148,9 @@ describe('the shipped catalogue', () => {
 
   it.each(outside)('%s: what the engine decides for the event of its example, on a pending payment', (_name, scenario) => {
     const { request, expect: expected } = scenario.example;
-    const decided = sandbox.engine.decide({ operation: request.operation, body: request.body ?? {}, headers: {}, payment: pendingPayment });
+    // A rule that matches the card names it in its example's body (a subscription's charge: the card it charges).
+    const card = request.body?.card as { bin: string; last4: string } | undefined;
+    const decided = sandbox.engine.decide({ operation: request.operation, body: request.body ?? {}, headers: {}, payment: pendingPayment, ...(card ? { card } : {}) });
     expect(decided.name).toBe(scenario.name);
     expect({ code: decided.then.code, message: decided.then.message }).toEqual({ code: expected.code, message: expected.message });
   });

@@ -1,0 +1,213 @@
+import { inputError, providerError, subscriptionNotFound } from '../errors.js';
+import type { Merchant, Payment, RecurringCharge } from '../model/records.js';
+import type { ScenarioEngine } from '../scenarios/engine.js';
+import type { Selection } from '../scenarios/selector.js';
+import { answerWith, paymentWrite, refused, type Answer, type OperationEnv, type Write } from './answer.js';
+import { authorizationCodeOf } from './card-operations.js';
+import { maskedPanOf, spaceForm } from './notification-events.js';
+import { answerCreating, newPayment, outcomeOf } from './payments.js';
+import type { RequestFacts } from './request.js';
+import { REASON_HEADER, refusalReason, transition, type Outcome } from './state-machine.js';
+
+/**
+ * Subscriptions (the provider's subscription page and external-api.yml,
+ * InitiateSubscription and GetaSubscription; README, "Subscriptions"): a
+ * card payment that waits for its customer's authentication starts a
+ * subscription, whose billingId is the payment's paymentReference; once the
+ * payment is paid the subscription is ACTIVE and is charged on its billing
+ * cycle, on its merchant's clock (src/agenda/agenda.ts calls chargeDue);
+ * PUT /recurring/updates pauses or resumes it; POST /recurring/charge takes
+ * an authorised debit from its card at any time.
+ */
+
+/**
+ * POST /recurring/subscribes: the subscription's first payment, a card
+ * payment pending its customer's authentication (`S20`, `redirectUrl`),
+ * as the provider answers it; the card's test values decide it as for a
+ * card initiate. Its authorizationCode (POST /recurring/charge, and
+ * POST /payments/charge-token) is valid once it is paid.
+ * @throws ApiError 409 Transaction with reference exists for a reused
+ *   paymentReference (the catalogue's rule); 400 INPUT for a card number without its expiry
+ */
+export function createSubscription(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+  const fields = facts.subscription!;
+  const now = env.now();
+  if (facts.body.expiryMonth === undefined || facts.body.expiryYear === undefined) throw inputError('Card expiryMonth and expiryYear cannot be null');
+  const record = newPayment(facts, facts.newPayment!, 'CARD', now);
+  record.authorizationCode = authorizationCodeOf(record.linkingReference);
+  record.subscription = {
+    billingCycle: fields.billingCycle,
+    billingPeriod: fields.billingPeriod,
+    amount: record.amount,
+    status: 'INACTIVE',
+    startDate: fields.startDate ?? now,
+    charges: 0,
+    ...(fields.planId ? { planId: fields.planId } : {}),
+    ...(fields.customerId ? { customerId: fields.customerId } : {}),
+    ...(fields.cardName ? { cardName: fields.cardName } : {}),
+  };
+  return answerCreating(facts, selection, record, (payment) => ({
+    paymentReference: payment.paymentReference,
+    linkingReference: payment.linkingReference,
+    redirectUrl: env.links.authenticate(payment.linkingReference),
+  }));
+}
+
+/**
+ * GET /recurring/billingId/{billingId}: the subscription, in the provider's
+ * shape (external-api.yml, GetSubscriptionResponse).
+ * @throws ApiError 404 Subscription Not Found for a billingId that is none of the merchant's subscriptions
+ */
+export function getSubscription(facts: RequestFacts, selection: Selection): Answer {
+  const payment = facts.payment;
+  if (!payment?.subscription) throw subscriptionNotFound(facts.paymentReference ?? '');
+  return answerWith(selection.rule, () => subscriptionView(payment), 'subscriptions');
+}
+
+/**
+ * GET /recurring/publicKey/{publicKey} and the customer's subscriptions
+ * under the three path shapes the SDKs use (`/recurring/{publicKey}/customerId/{customerId}`,
+ * `/recurring/publicKey/{publicKey}/customerId/{customerId}`,
+ * `/recurring/customerId/{customerId}`): the merchant's subscriptions,
+ * oldest first, those of one customer when the path names one; an empty
+ * list when there are none.
+ */
+export function listSubscriptions(facts: RequestFacts, selection: Selection): Answer {
+  const customerId = facts.customerId;
+  const subscriptions = (facts.subscriptions ?? []).filter((payment) => customerId === undefined || payment.subscription!.customerId === customerId);
+  return answerWith(selection.rule, () => subscriptions.map(subscriptionView), 'subscriptions');
+}
+
+/**
+ * PUT /recurring/updates: pauses (`INACTIVE`) or resumes (`ACTIVE`) a
+ * subscription and sets what its charges take (`amount`), through the state
+ * machine; a resumed subscription is next charged at its first charge time
+ * still to come. A subscription whose first payment is not paid is refused
+ * (S12 Transaction Failed) and changes nothing.
+ * @throws ApiError 404 Subscription Not Found for an unknown billingId
+ */
+export function updateSubscription(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+  const payment = facts.payment;
+  const update = facts.subscriptionUpdate!;
+  if (!payment?.subscription) throw subscriptionNotFound(facts.paymentReference ?? '');
+  const rule = selection.rule;
+  const event = { type: 'update-subscription', status: update.status ?? payment.subscription.status, ...(update.amount ? { amount: update.amount } : {}) } as const;
+  const updated = transition(payment, event, outcomeOf(rule, env.now()));
+  if (updated.refused) return refused('subscription-not-started', refusalReason(updated.refused, payment, event, 'updated as a subscription'));
+  const stored = rule.then.code === '00' ? updated.payment : payment;
+  return answerWith(rule, () => subscriptionView(stored), 'subscriptions', stored === payment ? [] : [paymentWrite(updated.payment, payment)]);
+}
+
+/**
+ * POST /recurring/charge: an authorised debit of the card behind an
+ * authorizationCode of the merchant (a subscription's, or a paid
+ * tokenisation's), at once: a payment SUCCESSFUL (`00`) or FAILED as the
+ * card's test values say, notified as `transaction.recurring.debit`.
+ * @throws ApiError 400 `Invalid/Missing parameters = authorizationCode` (the
+ *   provider's body) for a code that is none of the merchant's paid ones;
+ *   409 for a reused paymentReference
+ */
+export function chargeSubscription(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+  const source = facts.tokenPayment;
+  if (!source?.card) {
+    const error = providerError(400, 'Invalid/Missing parameters = authorizationCode', 'invalid-parameters');
+    error.headers[REASON_HEADER] = `authorizationCode ${(facts.authorizationCode ?? '').slice(0, 40)} is no paid subscription or card tokenisation of merchant ${facts.publicKey}`;
+    throw error;
+  }
+  const fields = facts.newPayment!;
+  const record = chargeRecord(facts.merchant, source, { ...fields, country: facts.body.country === undefined ? source.country : fields.country }, { billingId: source.paymentReference, kind: 'debit' }, env.now());
+  return answerCreating(facts, selection, record, (payment) => ({
+    code: payment.code,
+    message: payment.message,
+    paymentReference: payment.paymentReference,
+    publicKey: payment.publicKey,
+    amount: payment.amount,
+    currency: payment.currency,
+    country: payment.country,
+    email: payment.email ?? '',
+    productDescription: payment.productDescription,
+  }));
+}
+
+/**
+ * What an ACTIVE subscription's charge that fell due makes (README,
+ * "Subscriptions"): its charge, a card payment of the subscription's amount
+ * decided by the catalogue's subscriptionChargeDue rules (a declining test
+ * card fails it), referenced `{billingId}-{cycle}`, and the subscription
+ * counted and moved on a period. A charge already made (a crash between the
+ * two writes) is not made again: the subscription only moves on.
+ * @param subscription the subscription's first payment, as stored
+ * @param made         the stored payment of this cycle's reference, if any
+ * @param now          ISO 8601 UTC on the merchant's clock: the charge's time
+ * @returns the writes, charge first; none when the subscription is not ACTIVE
+ */
+export function chargeDue(engine: ScenarioEngine, merchant: Merchant, subscription: Payment, made: Payment | undefined, now: string): Write[] {
+  const current = subscription.subscription;
+  if (current?.status !== 'ACTIVE') return [];
+  const writes: Write[] = [];
+  if (!made) {
+    const cycle = current.charges + 1;
+    const fields = { paymentReference: chargeReferenceOf(subscription.paymentReference, cycle), amount: current.amount, currency: subscription.currency, country: subscription.country, kept: {} };
+    const record = chargeRecord(merchant, subscription, fields, { billingId: subscription.paymentReference, kind: 'scheduled', cycle }, now);
+    const card = subscription.card && { bin: subscription.card.bin, last4: subscription.card.last4 };
+    const rule = engine.decide({ operation: 'subscriptionChargeDue', body: {}, payment: subscription, headers: {}, ...(card ? { card } : {}) });
+    const created = transition(undefined, { type: 'create', record, status: rule.then.state ?? 'SUCCESSFUL' }, outcomeOf(rule, now));
+    if (created.payment) writes.push(paymentWrite(created.payment));
+  }
+  const billed = transition(subscription, { type: 'bill' }, sameOutcome(subscription, now));
+  if (billed.payment) writes.push(paymentWrite(billed.payment, subscription));
+  return writes;
+}
+
+/** The paymentReference of a subscription's scheduled charge: its billingId and the charge's number, from 1. */
+export const chargeReferenceOf = (billingId: string, cycle: number): string => `${billingId}-${cycle}`;
+
+/**
+ * A subscription in the provider's shape (its subscription page and
+ * external-api.yml, GetSubscriptionResponse): `amount` a decimal string,
+ * `cardNumber` masked as `5123-45xx-xxxx-0008`, `startDate` in the space
+ * form, `createdAt` epoch ms; the authorizationCode once its first payment is paid.
+ */
+export function subscriptionView(payment: Payment): Record<string, unknown> {
+  const subscription = payment.subscription!;
+  const card = payment.card;
+  const paid = payment.status === 'SUCCESSFUL' || payment.status === 'REFUNDED';
+  return {
+    publicKey: payment.publicKey,
+    amount: subscription.amount,
+    country: payment.country,
+    customerId: subscription.customerId ?? '',
+    cardName: subscription.cardName ?? payment.fullName ?? '',
+    cardNumber: card ? maskedPanOf(card) : '',
+    plan: subscription.planId ?? '',
+    status: subscription.status,
+    billingId: payment.paymentReference,
+    authorizationCode: paid ? (payment.authorizationCode ?? '') : '',
+    startDate: spaceForm(subscription.startDate),
+    createdAt: Date.parse(payment.createdAt),
+  };
+}
+
+// A payment that charges the card of `source` again, without its customer: what the charge keeps of the source's customer.
+function chargeRecord(merchant: Merchant, source: Payment, fields: Parameters<typeof newPayment>[1], recurring: RecurringCharge, now: string): Payment {
+  const kept = { ...pick(source), ...fields.kept };
+  if (recurring.kind === 'debit') kept.productDescription = 'Authorised charge';
+  const record = newPayment({ merchant }, { ...fields, kept }, 'CARD', now);
+  record.card = source.card;
+  record.withoutAuthentication = true;
+  record.recurring = recurring;
+  return record;
+}
+
+// The customer's fields a charge carries over from the payment whose card it charges.
+function pick(source: Payment): Parameters<typeof newPayment>[1]['kept'] {
+  const kept: Parameters<typeof newPayment>[1]['kept'] = {};
+  for (const field of ['fullName', 'email', 'mobileNumber', 'productId', 'productDescription'] as const) {
+    const value = source[field];
+    if (value !== undefined) kept[field] = value;
+  }
+  return kept;
+}
+
+// The outcome of a change that is no new outcome of the payment (a subscription counted, paused or resumed): its code and message stay.
+const sameOutcome = (payment: Payment, now: string): Outcome => ({ code: payment.code, message: payment.message, scenario: payment.scenario, now });
