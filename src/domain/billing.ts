@@ -61,5 +61,9 @@ export function startDateOf(text: string): string | undefined {
   const match = /^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?))?(Z|[+-]\d{2}:?\d{2})?$/.exec(text.trim());
   if (!match) return undefined;
   const ms = Date.parse(`${match[1]}T${match[2] ?? '00:00:00'}${match[3] ?? 'Z'}`);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+  // Date.parse rolls 30 February over into March: a day the month does not have is no date.
+  const [year, month, day] = match[1]!.split('-').map(Number);
+  const calendar = new Date(Date.UTC(year!, month! - 1, day!));
+  if (Number.isNaN(ms) || calendar.getUTCMonth() !== month! - 1 || calendar.getUTCDate() !== day) return undefined;
+  return new Date(ms).toISOString();
 }

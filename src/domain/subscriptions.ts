@@ -27,12 +27,12 @@ import { REASON_HEADER, refusalReason, transition, type Outcome } from './state-
  * card initiate. Its authorizationCode (POST /recurring/charge, and
  * POST /payments/charge-token) is valid once it is paid.
  * @throws ApiError 409 Transaction with reference exists for a reused
- *   paymentReference (the catalogue's rule); 400 INPUT for a card number without its expiry
+ *   paymentReference (the catalogue's rule); 400 INPUT for a startDate that is no calendar date
  */
 export function createSubscription(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
   const fields = facts.subscription!;
   const now = env.now();
-  if (facts.body.expiryMonth === undefined || facts.body.expiryYear === undefined) throw inputError('Card expiryMonth and expiryYear cannot be null');
+  if (typeof facts.body.startDate === 'string' && fields.startDate === undefined) throw inputError(`startDate ${facts.body.startDate.slice(0, 40)} is no date: send yyyy-MM-dd HH:mm:ss`);
   const record = newPayment(facts, facts.newPayment!, 'CARD', now);
   record.authorizationCode = authorizationCodeOf(record.linkingReference);
   record.subscription = {
