@@ -85,7 +85,7 @@ describe('a subscription charged on its merchant\'s clock', () => {
     const reference = freshReference();
     expect((await api.as(merchant, 'POST', '/recurring/charge', { amount: '2000', authorizationCode: code, paymentReference: reference, currency: 'NGN', email: 'gboyega@example.com' })).body.data.code).toBe('00');
     await expect.poll(() => receiver.of(reference).length, { timeout: 5000 }).toBe(1);
-    const [event] = receiver.of(reference);
+    const event = receiver.of(reference)[0]!;
     expect(event.eventType).toBe('transaction.recurring.debit');
     expect(event.data).toMatchObject({
       amount: '2000.00', reference, gatewayMessage: 'Successful', publicKey: merchant.publicKey, description: 'Authorised charge', channelType: 'Recurring Debit',
