@@ -1,6 +1,7 @@
 import { ApiError } from '../errors.js';
 import type { Selection } from '../scenarios/selector.js';
 import type { EnvelopeOutcome, Scenario } from '../scenarios/scenario.js';
+import type { Facts } from '../scenarios/engine.js';
 import type { RequestFacts } from './request.js';
 import type { Merchant, Order, Payment } from '../model/records.js';
 
@@ -8,6 +9,16 @@ import type { Merchant, Order, Payment } from '../model/records.js';
 export interface Envelope {
   status: 'SUCCESS';
   data: { code: string; message: string; [field: string]: unknown };
+}
+
+/**
+ * The envelope of the provider's bulk token charge and its search, without
+ * `status` and `data` (its documentation, "Bulk Charge Token").
+ */
+export interface PayloadEnvelope {
+  code: string;
+  message: string;
+  payload: unknown;
 }
 
 /**
@@ -26,8 +37,8 @@ export type Write =
  * records it stores. Refusals with an HTTP status are thrown as ApiError
  * instead; delays and faults are the HTTP layer's, from the selection.
  */
-export interface Answer {
-  body: Envelope;
+export interface Answer<Body extends Envelope | PayloadEnvelope = Envelope> {
+  body: Body;
   /** the name of the deciding rule, sent as X-Sandbox-Scenario */
   scenario: string;
   /** why the payment refused what was asked, sent as X-Sandbox-Reason (src/domain/state-machine.ts, refusalReason) */
@@ -57,6 +68,12 @@ export interface OperationEnv {
   now(): string;
   /** the account-payment minimum of the catalogue, decimal string in major units (src/scenarios/engine.ts, accountMinimum) */
   accountMinimum: string;
+  /**
+   * The catalogue's rule for one item of a batch by its values alone (the
+   * engine: no header, no override): each item of a bulk token charge is
+   * decided as a charge-token of its own (README decision 60).
+   */
+  decide(facts: Facts): Scenario;
 }
 
 /**
@@ -65,7 +82,7 @@ export interface OperationEnv {
  * "Choosing a scenario") in, one answer out.
  * @throws ApiError for an HTTP refusal or a rule with an HTTP outcome
  */
-export type Operation = (facts: RequestFacts, selection: Selection, env: OperationEnv) => Answer;
+export type Operation = (facts: RequestFacts, selection: Selection, env: OperationEnv) => Answer | Answer<PayloadEnvelope>;
 
 /**
  * Carries out a rule's outcome. An HTTP outcome is thrown as an ApiError

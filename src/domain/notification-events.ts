@@ -180,6 +180,11 @@ export function spaceForm(iso: string): string {
 function channelOf(payment: Payment): string {
   const bin = payment.card?.bin;
   if (bin === undefined) return payment.channel ?? payment.method;
+  return cardSchemeOf(bin);
+}
+
+/** The card scheme a BIN names, in the provider's words (its `channelType`, `cardType`): VISA, MASTERCARD, VERVE, or CARD. */
+export function cardSchemeOf(bin: string): string {
   if (bin.startsWith('4')) return 'VISA';
   if (/^(5[1-5]|2[2-7])/.test(bin)) return 'MASTERCARD';
   if (/^(506|507|650)/.test(bin)) return 'VERVE';

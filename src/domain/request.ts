@@ -131,6 +131,24 @@ export interface RequestFacts extends Facts {
   subscriptions?: Payment[];
   /** subscription lists of one customer: the customerId of the path */
   customerId?: string;
+  /** bulk token charge: its items, in order, each with what the store knows of it */
+  bulkCharges?: BulkChargeItem[];
+  /** bulk token charge search: the batchId of the query, and the merchant's payments of that batch in order */
+  batchId?: string;
+  batchPayments?: Payment[];
+}
+
+/** One item of a bulk token charge (its documentation, "Bulk Charge Token"). */
+export interface BulkChargeItem {
+  /** the item's fields; its currency and country are those of the payment whose card it charges */
+  fields: NewPaymentFields;
+  /** the item's publicKey, if it sends one */
+  publicKey?: string;
+  authorizationCode: string;
+  /** the merchant's paid payment of that authorization code, if any */
+  tokenPayment?: Payment;
+  /** the merchant's payment with the item's paymentReference, if one exists */
+  payment?: Payment;
 }
 
 /**
@@ -157,6 +175,8 @@ export interface RequestParts {
   params: Record<string, string>;
   /** the request headers, lower-case names */
   headers: Record<string, string | string[] | undefined>;
+  /** the query string's parameters, as the exchange read them */
+  query?: Record<string, unknown>;
 }
 
 /**
@@ -259,6 +279,31 @@ export function factsOf(parts: RequestParts, merchant: Merchant, newMerchant: bo
         ...(typeof body.amount === 'string' && AMOUNT_PATTERN.test(body.amount) ? { amount: normaliseAmount(body.amount) } : {}),
       };
       break;
+    case 'chargeTokenBulk': {
+      const items = Array.isArray(parts.body) ? (parts.body as Body[]) : [];
+      facts.bulkCharges = items.map((item) => {
+        const tokenPayment = store.paymentOfAuthorizationCode(publicKey, String(item.authorizationCode));
+        const fields: NewPaymentFields = {
+          paymentReference: String(item.paymentReference),
+          amount: normaliseAmount(String(item.amount)),
+          currency: tokenPayment?.currency ?? 'NGN',
+          country: tokenPayment?.country ?? 'NG',
+          kept: {},
+        };
+        const charge: BulkChargeItem = { fields, authorizationCode: String(item.authorizationCode), payment: store.payment(publicKey, fields.paymentReference) };
+        if (tokenPayment) charge.tokenPayment = tokenPayment;
+        if (typeof item.publicKey === 'string') charge.publicKey = item.publicKey;
+        return charge;
+      });
+      break;
+    }
+    case 'searchTokenBulk': {
+      const asked = parts.query?.batchId;
+      const batchId = typeof asked === 'string' ? asked : '';
+      facts.batchId = batchId;
+      facts.batchPayments = store.payments(publicKey).filter((stored) => stored.bulk?.batchId === batchId).sort((a, b) => a.bulk!.item - b.bulk!.item);
+      break;
+    }
     case 'listSubscriptions':
     case 'listCustomerSubscriptions':
     case 'listKeyCustomerSubscriptions':

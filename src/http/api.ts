@@ -3,7 +3,7 @@ import express, { type RequestHandler } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { carriesBody, declaresJson, foreignOrigin, UNSAFE_METHODS } from '../control/guards.js';
 import type { Journal } from '../control/journal.js';
-import { httpOutcome, type Answer, type Links, type Operation, type OperationEnv, type Write } from '../domain/answer.js';
+import { httpOutcome, type Answer, type Links, type Operation, type OperationEnv, type PayloadEnvelope, type Write } from '../domain/answer.js';
 import { authenticateMerchant, checkPublicKey, exchangeKey, exchangeKeys, merchantOfPublicKey } from '../domain/authentication.js';
 import { computeHash, createCheckoutLink } from '../domain/checkout.js';
 import type { MerchantClocks } from '../clock/clocks.js';
@@ -13,6 +13,7 @@ import { cancelPayment, completePayment, initiatePayment, refundPayment } from '
 import { authorisePayment, authorisePayment3ds, capturePayment, chargeCard, chargeToken, createCardToken, tokenizeCard } from '../domain/card-operations.js';
 import { listBanks, listNetworks } from '../domain/lookups.js';
 import { createRefund } from '../domain/refunds.js';
+import { chargeTokenBulk, searchTokenBulk } from '../domain/bulk-charges.js';
 import { chargeSubscription, createSubscription, getSubscription, listSubscriptions, updateSubscription } from '../domain/subscriptions.js';
 import { factsOf, type Body } from '../domain/request.js';
 import { REASON_HEADER } from '../domain/state-machine.js';
@@ -129,6 +130,8 @@ const OPERATIONS: Record<OperationId, Operation> = {
   listOwnCustomerSubscriptions: listSubscriptions,
   updateSubscription,
   chargeSubscription,
+  chargeTokenBulk,
+  searchTokenBulk,
 };
 
 /** Methods whose body is ignored: clients such as the provider's Node SDK send one on GET (README decision). */
@@ -178,6 +181,7 @@ export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: Serve
   const random = deps.selector.engine.random;
   // Without a minimum in the catalogue, account payments take any amount above zero.
   const accountMinimum = deps.selector.engine.accountMinimum() ?? '0.01';
+  const decide: OperationEnv['decide'] = (facts) => deps.selector.engine.decide(facts);
   // A merchant's browser code calls the Payments API from its own origin.
   const corsHandler = deps.cors ? cors({ origin: true, exposedHeaders: EXPOSED_HEADERS, maxAge: 600 }) : undefined;
   // Without --cors, no page of another site may change anything: a form or a no-cors fetch needs no preflight to be sent.
@@ -219,7 +223,7 @@ export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: Serve
     const newMerchant = stored === undefined;
     // Only the key exchange binds a stored merchant again: any other request's merchant may have been read before its body, and replaced since.
     const bindsMerchant = newMerchant || (route.id === 'exchangeKeys' && stored !== known);
-    const parts = { operation: route.id, body, sent: (req.body ?? {}) as Body, params, headers: req.headers };
+    const parts = { operation: route.id, body, sent: (req.body ?? {}) as Body, params, query: exchange.query, headers: req.headers };
     const facts = (exchange.facts = factsOf(parts, known, newMerchant, deps.store));
     // The one decision about the request, before the operation runs: a fault that must
     // change nothing, or a forced HTTP error, happens here, before anything is stored.
@@ -229,7 +233,7 @@ export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: Serve
     if (fault === 'drop-connection') return dropConnection(req, exchange, fault);
     if (fault === 'hang') return deps.hung.hold(req, exchange, fault);
     if (selection.forced && selection.rule.then.http) throw httpOutcome(selection.rule);
-    const env: OperationEnv = { links: deps.links, now: () => deps.clocks.now(known.publicKey), accountMinimum };
+    const env: OperationEnv = { links: deps.links, now: () => deps.clocks.now(known.publicKey), accountMinimum, decide };
     const answer = OPERATIONS[route.id](facts, selection, env);
     // A new merchant, or one a key exchange bound again after a reset, is stored once its request is answered (README decisions 2, 27).
     await commitWrites(deps.store, bindsMerchant ? [merchantWrite(known), ...answer.writes] : answer.writes, deps.outbox);
@@ -283,7 +287,7 @@ export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: Serve
   }
 
   // The answer's headers, its delay or lose-response, then the envelope.
-  async function respond(req: ApiRequest, res: ServerResponse, exchange: ApiExchange, answer: Answer): Promise<void> {
+  async function respond(req: ApiRequest, res: ServerResponse, exchange: ApiExchange, answer: Answer | Answer<PayloadEnvelope>): Promise<void> {
     res.setHeader('X-Sandbox-Scenario', answer.scenario);
     // A reference can carry any text: the reason is made header-safe as the error renderer's details are.
     if (answer.reason !== undefined) res.setHeader(REASON_HEADER, headerSafe({ reason: answer.reason }).reason!);

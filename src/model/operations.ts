@@ -8,7 +8,7 @@
 export type OperationId =
   | 'exchangeKeys' | 'computeHash' | 'initiatePayment' | 'createCheckoutLink' | 'createOrder'
   | 'updateOrders' | 'listOrders' | 'validatePayment' | 'completeMomoPayment' | 'refundPayment' | 'cancelPayment' | 'queryPayment'
-  | CardOperationId | LookupOperationId | OrderOperationId | RefundsOperationId | QueryV3OperationId | SubscriptionOperationId;
+  | CardOperationId | LookupOperationId | OrderOperationId | RefundsOperationId | QueryV3OperationId | SubscriptionOperationId | BulkOperationId;
 
 /** The card operations beyond the spec's eleven, as the provider describes them (external-api.yml; README, "Card pre-authorisation"). */
 export type CardOperationId =
@@ -39,6 +39,9 @@ export type SubscriptionOperationId =
   | 'createSubscription' | 'getSubscription' | 'listSubscriptions' | 'listCustomerSubscriptions' | 'listKeyCustomerSubscriptions'
   | 'listOwnCustomerSubscriptions' | 'updateSubscription' | 'chargeSubscription';
 
+/** The documentation's bulk token charge and its search (README decision 60). */
+export type BulkOperationId = 'chargeTokenBulk' | 'searchTokenBulk';
+
 /**
  * Operations whose refusals are the provider's own body,
  * `{"status":"ERROR","data":{"code":"S12","message":...}}`: credential and
@@ -46,7 +49,7 @@ export type SubscriptionOperationId =
  * operations that share their family (external-api.yml, 400Response1-11).
  */
 export const PROVIDER_ERROR_OPERATIONS: ReadonlySet<OperationId> = new Set<OperationId>([
-  'refundPayment', 'cancelPayment', 'authorisePayment', 'capturePayment', 'chargeCard', 'tokenizeCard', 'chargeToken', 'chargeSubscription',
+  'refundPayment', 'cancelPayment', 'authorisePayment', 'capturePayment', 'chargeCard', 'tokenizeCard', 'chargeToken', 'chargeSubscription', 'chargeTokenBulk',
 ]);
 
 /**

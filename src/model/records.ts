@@ -133,6 +133,8 @@ export interface Payment {
   subscription?: Subscription;
   /** of a payment that charged a subscription's card again (scheduled, or POST /recurring/charge) */
   recurring?: RecurringCharge;
+  /** of a payment of a bulk token charge (POST /payments/bulk-tokenize-charge): its batch, its place in it from 1, and the authorization code it charged */
+  bulk?: { batchId: string; item: number; authorizationCode: string };
   fullName?: string;
   email?: string;
   mobileNumber?: string;

@@ -74,7 +74,7 @@ const payment = record<Payment>(
   {
     publicKey: text, paymentReference: text, linkingReference: text, method: oneOf(METHODS), status: oneOf(STATUSES),
     code: text, message: text, amount: text, refundedAmount: text, capturedAmount: text, withoutAuthentication: { type: 'boolean' }, authorizationCode: text, currency: text, country: text,
-    subscription, recurring,
+    subscription, recurring, bulk: record<NonNullable<Payment['bulk']>>({ batchId: text, item: { type: 'integer', minimum: 1 }, authorizationCode: text }, { batchId: true, item: true, authorizationCode: true }),
     fullName: text, email: text, mobileNumber: text, productId: text, productDescription: text,
     card, transfer, channel: oneOf(CHANNELS), channelType: text, deviceType: text, sourceIP: text, type: text,
     redirectUrl: text, callbackUrl: text, scenario: text, due, createdAt: text, updatedAt: text,

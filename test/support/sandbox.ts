@@ -94,7 +94,8 @@ export class ApiClient {
   }
 
   /** The operation of the document that a method and path belong to, if any. */
-  operationOf(method: string, path: string): HttpOperation | undefined {
+  operationOf(method: string, target: string): HttpOperation | undefined {
+    const path = target.split('?')[0]!;
     return this.operations.find(
       (operation) =>
         operation.method.toUpperCase() === method &&

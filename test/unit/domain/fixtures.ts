@@ -33,6 +33,7 @@ export const ENV: OperationEnv = {
   },
   now: () => NOW,
   accountMinimum: '100.00',
+  decide: (facts) => ENGINE.decide(facts),
 };
 
 /** The shipped catalogue, in the order its rules are tried. */
