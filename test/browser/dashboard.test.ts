@@ -59,6 +59,24 @@ describe('the dashboard', () => {
     expect(await page.locator('#journal tbody td.warnings').first().textContent()).toBe('amount: a JSON number, the spec sends a string');
   });
 
+  it('shows what a pre-authorisation captured, and a subscription\'s next charge, its charges and the clock\'s charge due', async () => {
+    const owner = await api.merchant();
+    await api.as(owner, 'POST', '/payments/authorise', cardPayment({ paymentReference: 'DASH-PREAUTH-1', amount: '100.00' }));
+    await api.as(owner, 'POST', '/payments/capture', { paymentReference: 'DASH-PREAUTH-1', amount: '40.00', currency: 'NGN', country: 'NG' });
+    const started = await api.as(owner, 'POST', '/recurring/subscribes', {
+      paymentReference: 'DASH-SUB-1', amount: '1000.00', currency: 'NGN', country: 'NG', cardNumber: '5123450000000008', cvv: '100', expiryMonth: '05', expiryYear: '30',
+      billingCycle: 'WEEKLY', startDate: '2020-02-25 00:00:00',
+    });
+    await api.as(owner, 'POST', '/payments/validate', { linkingReference: started.body.data.payments.linkingReference, otp: '123456' });
+    const next = sandbox.store.payment(owner.publicKey, 'DASH-SUB-1')!.subscription!.nextChargeAt!;
+    await openDashboard();
+    await showMerchant(owner);
+    const rowOf = (reference: string) => page.locator('#payments tbody tr', { hasText: reference }).first().textContent();
+    expect(await rowOf('DASH-PREAUTH-1')).toContain('captured NGN 40.00');
+    expect(await rowOf('DASH-SUB-1')).toContain(`weekly NGN 1000.00, next charge ${next.slice(0, 10)} ${next.slice(11, 19)} UTC (0 charged)`);
+    expect(await page.locator('#pending tbody').textContent()).toContain('subscription charge');
+  });
+
   it('a scenario switched on the dashboard changes the next API response', async () => {
     await openDashboard();
     await showMerchant(merchant);

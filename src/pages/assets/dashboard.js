@@ -223,6 +223,26 @@ async function loadOverrides() {
   }));
 }
 
+// The amount, and beneath it what a pre-authorisation has captured and where a subscription stands: its next charge, or paused.
+function amountCell(p) {
+  const td = cell(`${p.currency} ${p.amount}`, 'num nowrap');
+  const notes = [];
+  if (p.capturedAmount !== undefined) notes.push(`captured ${p.currency} ${p.capturedAmount}`);
+  const s = p.subscription;
+  if (s) {
+    const charged = `${s.charges} charged`;
+    notes.push(s.status === 'ACTIVE' && s.nextChargeAt ? `${s.billingCycle.toLowerCase()} ${p.currency} ${s.amount}, next charge ${when(s.nextChargeAt)} UTC (${charged})` : `subscription ${s.status.toLowerCase()} (${charged})`);
+  }
+  if (p.recurring) notes.push(p.recurring.kind === 'scheduled' ? `charge ${p.recurring.cycle} of ${p.recurring.billingId}` : `debit of ${p.recurring.billingId}`);
+  for (const note of notes) {
+    const line = document.createElement('span');
+    line.className = 'muted note';
+    line.textContent = note;
+    td.append(document.createElement('br'), line);
+  }
+  return td;
+}
+
 async function loadPayments() {
   const payments = await readPage('payments');
   fill('#payments', payments.map((p) => {
@@ -247,7 +267,7 @@ async function loadPayments() {
     actions.className = 'actions';
     actions.append(button('Send notification', 'small secondary', () => trigger(p, 'transaction')));
     if (refunded) actions.append(button('Send refund notification', 'small secondary', () => trigger(p, 'refund')));
-    tr.append(cell(p.paymentReference), merchantCell(p.publicKey), cell(p.method, 'nowrap'), cell(p.status, `status status-${p.status}`), cell(`${p.code} ${p.message}`), cell(`${p.currency} ${p.amount}`, 'num nowrap'), cell(refunded, 'num nowrap refunded'), cell(p.scenario), actions);
+    tr.append(cell(p.paymentReference), merchantCell(p.publicKey), cell(p.method, 'nowrap'), cell(p.status, `status status-${p.status}`), cell(`${p.code} ${p.message}`), amountCell(p), cell(refunded, 'num nowrap refunded'), cell(p.scenario), actions);
     return tr;
   }));
 }
@@ -440,7 +460,7 @@ async function refreshAndSoonAgain() {
   followUp = setTimeout(() => guarded(refresh), 1500);
 }
 
-const KINDS = { settlement: 'settlement', expiry: 'expiry', delivery: 'delivery attempt' };
+const KINDS = { settlement: 'settlement', expiry: 'expiry', charge: 'subscription charge', delivery: 'delivery attempt' };
 
 async function loadClock() {
   const shown = merchant();
