@@ -68,7 +68,7 @@ describe('GET /scenarios', () => {
     expect(byName.get('account-pending')).toMatchObject({ explicit: false, operations: ['initiatePayment'] });
     expect(byName.get('otp-correct')).toMatchObject({ explicit: false, operations: ['validatePayment', 'completeMomoPayment', 'completeCardOtp'] });
     expect(byName.get('hang')).toMatchObject({ explicit: true });
-    expect(byName.get('transaction-failed')!.operations).toEqual(['initiatePayment', 'validatePayment', 'completeMomoPayment', 'refundPayment', 'cancelPayment', 'queryPayment', 'authorisePayment', 'authorisePayment3ds', 'capturePayment', 'chargeCard', 'tokenizeCard', 'completeCardOtp', 'queryPaymentV3', 'createCardToken', 'chargeToken']);
+    expect(byName.get('transaction-failed')!.operations).toEqual(['initiatePayment', 'validatePayment', 'completeMomoPayment', 'refundPayment', 'cancelPayment', 'queryPayment', 'authorisePayment', 'authorisePayment3ds', 'capturePayment', 'chargeCard', 'tokenizeCard', 'completeCardOtp', 'queryPaymentV3', 'createCardToken', 'chargeToken', 'createSubscription', 'updateSubscription', 'chargeSubscription']);
   });
 });
 

@@ -14,7 +14,8 @@ import { propertySchema } from './valid-requests.js';
 /** The mutations that apply to an operation: credentials always, body and path ones where it has those. */
 export function mutationsOf(operation: DocumentedOperation, context: FuzzContext): fc.Arbitrary<Mutation> {
   const mutations: Array<fc.Arbitrary<Mutation>> = [authorizationMutation(context)];
-  if (operation.body) mutations.push(fieldMutation(operation, context), bodyKeyMutation(operation, context));
+  // A body that is a JSON array (the bulk token charge) has no fields of its own: its mutations are its items' and the credentials'.
+  if (operation.body && propertyNames(operation.body).length > 0) mutations.push(fieldMutation(operation, context), bodyKeyMutation(operation, context));
   if (operation.pathParameters.length > 0) mutations.push(pathMutation(operation));
   return fc.oneof(...mutations);
 }

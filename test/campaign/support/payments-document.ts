@@ -26,6 +26,8 @@ export interface DocumentedOperation {
   path: string;
   /** the path parameters in order of appearance, with their schemas */
   pathParameters: Array<{ name: string; schema: Schema }>;
+  /** the query parameters, with their schemas and whether they are required */
+  queryParameters: Array<{ name: string; schema: Schema; required: boolean }>;
   /** the JSON request body's schema, when the operation takes a body */
   body?: Schema;
   /** the request examples of the document, as values */
@@ -64,6 +66,7 @@ export function documentedOperations(): DocumentedOperation[] {
         method: method.toUpperCase(),
         path: `${server}${path}`,
         pathParameters: parameters.filter((parameter) => parameter.in === 'path').map((parameter) => ({ name: parameter.name, schema: parameter.schema ?? {} })),
+        queryParameters: parameters.filter((parameter) => parameter.in === 'query').map((parameter) => ({ name: parameter.name, schema: parameter.schema ?? {}, required: parameter.required === true })),
         body: content?.schema,
         examples: Object.values((content?.examples ?? {}) as Record<string, Schema>).map((example) => example.value),
         credentials: credentialsOf(operation.security ?? resolved.security ?? [], resolved.components?.securitySchemes ?? {}),
@@ -74,12 +77,12 @@ export function documentedOperations(): DocumentedOperation[] {
   return operations;
 }
 
-/** The names of a body schema's top-level properties (allOf branches included). */
+/** The names of a body schema's top-level properties (allOf branches included, however deep: a schema may extend one that extends another). */
 export function propertyNames(schema: Schema | undefined): string[] {
   if (!schema) return [];
   const names = new Set<string>(Object.keys(schema.properties ?? {}));
   for (const part of [...(schema.allOf ?? []), ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])] as Schema[]) {
-    for (const name of Object.keys(part.properties ?? {})) names.add(name);
+    for (const name of propertyNames(part)) names.add(name);
   }
   return [...names];
 }

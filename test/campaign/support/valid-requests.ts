@@ -18,19 +18,21 @@ export function validParts(operation: DocumentedOperation, context: FuzzContext)
   const reference = referenceOf(context);
   const path = fc
     .tuple(...operation.pathParameters.map((parameter) => pathValue(parameter.name, parameter.schema, context, reference)))
-    .map((values) => fillPath(operation.path, operation.pathParameters.map((parameter) => parameter.name), values));
+    .map((values) => fillPath(operation.path, operation.pathParameters.map((parameter) => parameter.name), values))
+    .chain((filled) => queryOf(operation, context, reference).map((query) => `${filled}${query}`));
   const authorization = fc.constantFrom(...operation.credentials).map((credentials) =>
     credentials === 'bearer' ? bearer(context.merchant) : credentials === 'basic' ? basic(context.merchant) : undefined,
   );
   return fc.record({ path, body: bodyOf(operation, context, reference), authorization });
 }
 
-/** The schema of one property of a body schema, looked up in its allOf, anyOf and oneOf branches too. */
+/** The schema of one property of a body schema, looked up in its allOf, anyOf and oneOf branches too, however deep. */
 export function propertySchema(body: Schema | undefined, name: string): Schema | undefined {
   if (!body) return undefined;
   if (body.properties?.[name]) return body.properties[name];
   for (const part of [...(body.allOf ?? []), ...(body.anyOf ?? []), ...(body.oneOf ?? [])] as Schema[]) {
-    if (part.properties?.[name]) return part.properties[name];
+    const found = propertySchema(part, name);
+    if (found) return found;
   }
   return undefined;
 }
@@ -40,9 +42,19 @@ function referenceOf(context: FuzzContext): fc.Arbitrary<string> {
   return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...context.references) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 0xffffffff }).map((n) => `FZ-NEW-${n.toString(16)}`) });
 }
 
+// The required query parameters, drawn from their schemas (a bulk token charge's batchId), as `?name=value&...`; '' when there are none.
+function queryOf(operation: DocumentedOperation, context: FuzzContext, reference: fc.Arbitrary<string>): fc.Arbitrary<string> {
+  const required = operation.queryParameters.filter((parameter) => parameter.required);
+  if (required.length === 0) return fc.constant('');
+  return fc
+    .tuple(...required.map((parameter) => pathValue(parameter.name, parameter.schema, context, reference)))
+    .map((values) => `?${required.map((parameter, index) => `${parameter.name}=${encodeURIComponent(values[index] ?? '')}`).join('&')}`);
+}
+
 function pathValue(name: string, schema: Schema, context: FuzzContext, reference: fc.Arbitrary<string>): fc.Arbitrary<string> {
   if (name === 'publicKey') return fc.constant(context.merchant.publicKey);
-  if (name === 'paymentReference') return reference;
+  // A subscription's billingId is its first payment's paymentReference.
+  if (name === 'paymentReference' || name === 'billingId') return reference;
   return valueOf(schema).map(String);
 }
 
@@ -67,6 +79,7 @@ function bodyOf(operation: DocumentedOperation, context: FuzzContext, reference:
     const names = new Set(propertyNames(schema));
     if (names.has('publicKey')) body.publicKey = context.merchant.publicKey;
     if (names.has('paymentReference')) body.paymentReference = paymentReference;
+    if (names.has('billingId')) body.billingId = paymentReference;
     if (names.has('linkingReference')) body.linkingReference = linkingPlaceholder(paymentReference);
     if (names.has('key') && !keepKey) body.key = `${context.merchant.secretKey}.${context.merchant.publicKey}`;
     // The examples' hash is for the document's merchant: without one the link is made, with it INVALID HASH is the documented answer.
