@@ -19,6 +19,7 @@ export const PENDING_LIFETIMES: Readonly<Record<PaymentMethod, string>> = {
   ACCOUNT: 'PT30M',
   MOMO: 'PT30M',
   TRANSFER: 'P1D',
+  USSD: 'PT30M',
   CHECKOUT: 'P1D',
   ORDER: 'P1D',
 };

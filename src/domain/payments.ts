@@ -27,6 +27,7 @@ import type { NewPaymentFields, RequestFacts } from './request.js';
 export function initiatePayment(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
   const fields = facts.newPayment!;
   const variant = facts.variant!;
+  if (variant === 'USSD' && typeof facts.body.bankCode !== 'string') throw inputError('bankCode cannot be null: a USSD payment dials its bank');
   const { paymentReference } = fields;
   const record = newPayment(facts, fields, variant, env.now());
   return answerCreating(facts, selection, record, (payment) => {
@@ -35,10 +36,26 @@ export function initiatePayment(facts: RequestFacts, selection: Selection, env: 
         return { paymentReference, linkingReference: payment.linkingReference, redirectUrl: env.links.authenticate(payment.linkingReference) };
       case 'TRANSFER':
         return { paymentReference, amount: toNumber(payment.amount), ...payment.transfer };
+      case 'USSD':
+        return { paymentReference, linkingReference: payment.linkingReference, ...ussdCodeOf(payment.linkingReference, String(facts.body.bankCode)) };
       default:
         return { paymentReference, linkingReference: payment.linkingReference };
     }
   });
+}
+
+/** The USSD short code of each bank the sandbox lists (src/model/banks.ts), as the banks publish them. */
+const USSD_PREFIXES: Readonly<Record<string, string>> = { '058': '737', '033': '919', '011': '894', '232': '822', '035': '945', '057': '966', '044': '901' };
+
+/**
+ * What a USSD payment asks its customer to dial (README decision 61): the
+ * bank's short code and a 4-digit `providerreference` derived from the
+ * payment's linkingReference, in the provider's shape (`*901*000*8206#`); a
+ * bank without a short code of its own gets `*7799*`.
+ */
+export function ussdCodeOf(linkingReference: string, bankCode: string): { providerreference: string; ussdDailCode: string } {
+  const providerreference = String(Number.parseInt(createHash('sha256').update(`ussd:${linkingReference}`).digest('hex').slice(0, 8), 16) % 10_000).padStart(4, '0');
+  return { providerreference, ussdDailCode: `*${USSD_PREFIXES[bankCode] ?? '7799'}*000*${providerreference}#` };
 }
 
 /**
@@ -150,6 +167,7 @@ const COMPLETED_BY: Record<PaymentMethod, string> = {
   ACCOUNT: 'POST /payments/validate',
   MOMO: 'POST /payments/momo/otp',
   TRANSFER: 'no OTP: the customer sends the transfer',
+  USSD: 'no OTP: the customer dials the code (settle it over the control API)',
   CHECKOUT: 'the hosted checkout page',
   ORDER: 'the hosted checkout page',
 };

@@ -70,5 +70,5 @@ export const OUTSIDE_EVENTS: readonly OutsideEvent[] = [
 /** What a scenario can answer: an operation of the Payments API, or an event outside it. */
 export type Step = OperationId | OutsideEvent;
 
-/** The initiate variants (spec, Initiate-payment request): the variant a scenario can match. */
-export type Variant = 'CARD' | 'ACCOUNT' | 'MOMO' | 'TRANSFER';
+/** The initiate variants (spec, Initiate-payment request; USSD and TRANSFER as `paymentType`: README decisions): the variant a scenario can match. */
+export type Variant = 'CARD' | 'ACCOUNT' | 'MOMO' | 'TRANSFER' | 'USSD';

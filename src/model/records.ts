@@ -4,8 +4,8 @@
  * Full card number, CVV and PIN are never part of a record (README).
  */
 
-/** How a payment was started: the initiate variants, or a hosted checkout link, or an order. */
-export type PaymentMethod = 'CARD' | 'ACCOUNT' | 'MOMO' | 'TRANSFER' | 'CHECKOUT' | 'ORDER';
+/** How a payment was started: the initiate variants (USSD: README decision 61), or a hosted checkout link, or an order. */
+export type PaymentMethod = 'CARD' | 'ACCOUNT' | 'MOMO' | 'TRANSFER' | 'USSD' | 'CHECKOUT' | 'ORDER';
 
 /**
  * Where a payment stands. The spec names only REFUNDED and CANCELLED (spec,

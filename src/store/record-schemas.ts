@@ -30,7 +30,7 @@ function oneOf<T extends string>(values: Record<T, true>): object {
   return { type: 'string', enum: Object.keys(values) };
 }
 
-const METHODS: Record<PaymentMethod, true> = { CARD: true, ACCOUNT: true, MOMO: true, TRANSFER: true, CHECKOUT: true, ORDER: true };
+const METHODS: Record<PaymentMethod, true> = { CARD: true, ACCOUNT: true, MOMO: true, TRANSFER: true, USSD: true, CHECKOUT: true, ORDER: true };
 const STATUSES: Record<PaymentStatus, true> = {
   PENDING: true, SUCCESSFUL: true, FAILED: true, CANCELLED: true, REFUNDED: true, EXPIRED: true,
   AUTHORIZED: true, PARTIALLY_CAPTURED: true, CAPTURED: true, TOKENIZED: true,

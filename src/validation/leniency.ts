@@ -14,7 +14,7 @@ import type { Violation } from './violations.js';
  * - `null` for a field: as if the field were left out;
  * - an empty string the document refuses in a field: as if the field were
  *   left out, which a required one may not be (refuseEmptyRequired);
- * - `paymentType: "TRANSFER"`: the transfer variant;
+ * - `paymentType: "TRANSFER"`: the transfer variant; `"USSD"`: the USSD variant (README decision 61);
  * - a callbackUrl / redirectUrl that is no redirect target (isRedirectTarget,
  *   the pages' own rule): kept as sent, never redirected to (never one with a
  *   script-running scheme);
@@ -171,6 +171,9 @@ const NONE: string[] = [];
 function keptAsSent(field: string, name: string, value: unknown, violation: Violation): string | false | undefined {
   if (field === 'paymentType' && name === 'paymentType' && value === 'TRANSFER' && violation.keyword === 'enum') {
     return 'paymentType: TRANSFER, the spec sends CARD with transfer fields for a transfer';
+  }
+  if (field === 'paymentType' && name === 'paymentType' && value === 'USSD' && violation.keyword === 'enum') {
+    return 'paymentType: USSD, a paymentType the provider documents and the spec does not name';
   }
   if (URL_FIELDS.has(field) && name === field && typeof value === 'string' && ['pattern', 'format'].includes(violation.keyword)) {
     // Browsers ignore tabs, newlines and leading spaces in a URL: look past them for the scheme.
