@@ -181,8 +181,10 @@ function changed(current: Payment | undefined, event: PaymentEvent, outcome: Out
   const { code, message, scenario, now } = outcome;
   switch (event.type) {
     case 'create': {
-      const subscription = event.record.subscription && event.status === 'SUCCESSFUL' ? activated(event.record.subscription, now) : event.record.subscription;
-      return { ...event.record, subscription, status: event.status, code, message, scenario, due, createdAt: now, updatedAt: now };
+      const created = { ...event.record, status: event.status, code, message, scenario, due, createdAt: now, updatedAt: now };
+      // Only a subscription's record has the key: set on it alone, so that no other record changes shape.
+      if (created.subscription && event.status === 'SUCCESSFUL') created.subscription = activated(created.subscription, now);
+      return created;
     }
     case 'choose-channel':
       return {
@@ -194,9 +196,10 @@ function changed(current: Payment | undefined, event: PaymentEvent, outcome: Out
         code, message, scenario, due, updatedAt: now,
       };
     case 'settle': {
+      const settled = { ...current!, status: event.status, code, message, scenario, due, updatedAt: now };
       // A subscription starts once its first payment is paid.
-      const subscription = current!.subscription && event.status === 'SUCCESSFUL' ? activated(current!.subscription, now) : current!.subscription;
-      return { ...current!, subscription, status: event.status, code, message, scenario, due, updatedAt: now };
+      if (settled.subscription && event.status === 'SUCCESSFUL') settled.subscription = activated(settled.subscription, now);
+      return settled;
     }
     case 'capture': {
       const captured = toMinor(current!.capturedAmount ?? '0.00') + event.amountMinor;
