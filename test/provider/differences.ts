@@ -4,7 +4,7 @@
  */
 
 /** What is compared between the two answers. */
-export type Aspect = 'status' | 'code' | 'payments fields' | 'products fields' | 'error fields';
+export type Aspect = 'status' | 'code' | 'payments fields' | 'products fields' | 'subscriptions fields' | 'error fields';
 
 /** A value of an aspect: a status, a result code, a sorted list of field names, or null where the answer has none. */
 export type AspectValue = number | string | string[] | null;
@@ -36,16 +36,21 @@ const fieldsOf = (value: unknown): string[] | null => (isObject(value) ? Object.
 /**
  * The value of each aspect of an answer. Field names are compared as sets,
  * because a client reads fields by name and never by position; `products`
- * gives the union over its items, since items of one list may differ.
+ * and a list of `subscriptions` give the union over their items, since items
+ * of one list may differ.
  */
 export function aspectsOf(answer: Answer): Record<Aspect, AspectValue> {
   const data = isObject(answer.body) ? answer.body.data : undefined;
   const products = isObject(data) && Array.isArray(data.products) ? data.products : undefined;
+  const unionOfFields = (value: unknown): string[] | null =>
+    Array.isArray(value) ? [...new Set(value.flatMap((item) => fieldsOf(item) ?? []))].sort() : fieldsOf(value);
   return {
     status: answer.status,
     code: isObject(data) && data.code !== undefined ? String(data.code) : null,
     'payments fields': isObject(data) ? fieldsOf(data.payments) : null,
     'products fields': products ? [...new Set(products.flatMap((item) => fieldsOf(item) ?? []))].sort() : null,
+    // One subscription is an object (by billingId), several a list (by publicKey or customerId).
+    'subscriptions fields': isObject(data) && data.subscriptions !== undefined ? unionOfFields(data.subscriptions) : null,
     'error fields': answer.status >= 400 ? fieldsOf(answer.body) : null,
   };
 }
