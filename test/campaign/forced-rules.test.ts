@@ -21,13 +21,15 @@ interface Rule {
   then: { code?: string; state?: string; http?: { status: number }; fault?: string; delay?: unknown };
 }
 
-type Variant = 'ACCOUNT' | 'CARD' | 'MOMO' | 'TRANSFER';
+type Variant = 'ACCOUNT' | 'CARD' | 'MOMO' | 'TRANSFER' | 'USSD';
 
 const BODIES: Record<Variant, (fields?: Record<string, unknown>) => Record<string, unknown>> = {
   ACCOUNT: accountPayment,
   CARD: cardPayment,
   MOMO: momoPayment,
   TRANSFER: transferPayment,
+  // A USSD payment (README decision 61) is an account body whose paymentType asks for the code to dial.
+  USSD: (fields = {}) => accountPayment({ paymentType: 'USSD', accountNumber: undefined, ...fields }),
 };
 
 /** Initiates a payment of `variant` and completes it as its customer would; returns its body and stored view. */
@@ -38,7 +40,7 @@ async function finishedPayment(api: PaymentsApi, variant: Variant): Promise<{ bo
   expect(initiated.status, JSON.stringify(initiated.body)).toBe(200);
   const linkingReference = initiated.body?.data?.payments?.linkingReference;
   if (variant === 'MOMO') expect((await api.call('POST', '/payments/momo/otp', { linkingReference, otp: '123456' })).body?.data?.code).toBe('00');
-  else if (variant === 'TRANSFER') {
+  else if (variant === 'TRANSFER' || variant === 'USSD') {
     const settled = await send(api.origin, 'POST', `/__sandbox/payments/${encodeURIComponent(reference)}/complete`, { body: { outcome: 'success', publicKey: api.merchant.publicKey } });
     expect(settled.status, JSON.stringify(settled.body)).toBe(200);
   } else expect((await api.validate(linkingReference)).body?.data?.code).toBe('00');
