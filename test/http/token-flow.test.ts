@@ -58,3 +58,20 @@ describe('create-token, then charge-token', () => {
     expect((await chargeToken(merchant, stored.authorizationCode!)).status).toBe(400);
   });
 });
+
+describe('the minimum first charge of create-token', () => {
+  it('stores nothing below NGN 50.00, GHS and KES 1, USD 0.50 (S7), and takes the minimum itself and any amount in another currency', async () => {
+    const below = [['NGN', '49.99', '50.0'], ['GHS', '0.99', '1.0'], ['KES', '0.50', '1.0'], ['USD', '0.49', '0.5']] as const;
+    for (const [currency, amount, minimum] of below) {
+      const body = cardPayment({ amount, currency, redirectUrl: 'https://merchant.example.com/return' });
+      const refused = await api.as(merchant, 'POST', '/payments/create-token', body);
+      expect(refused.body.data, currency).toMatchObject({ code: 'S7', message: `Cant process at this moment, please try again Invalid Amount = Amount cannot be less than ${minimum}` });
+      expect(sandbox.store.payment(merchant.publicKey, String(body.paymentReference)), currency).toBeUndefined();
+    }
+    for (const [currency, amount] of [['NGN', '50.00'], ['GHS', '1.00'], ['USD', '0.50'], ['ZAR', '0.01']] as const) {
+      const body = cardPayment({ amount, currency, redirectUrl: 'https://merchant.example.com/return' });
+      const taken = await api.as(merchant, 'POST', '/payments/create-token', body);
+      expect(taken.body.data, currency).toMatchObject({ code: 'S20', message: 'Transaction is pending' });
+    }
+  });
+});
