@@ -13,7 +13,8 @@ import type { Change, Store } from '../store/store.js';
 
 /**
  * Something due at a time on its merchant's clock: a pending payment's
- * settlement or expiry, an active subscription's next charge, or a delivery's attempt.
+ * settlement or expiry, an uncaptured authorisation's expiry, an active
+ * subscription's next charge, or a delivery's attempt.
  */
 export interface DueItem {
   /** epoch ms on the merchant's clock */
@@ -51,7 +52,7 @@ const RETRY_AFTER_MS = 1_000;
 
 /**
  * What falls due, and when (README, "Time"): settlements a rule promised,
- * expiries of pending payments, subscriptions' charges, and delivery attempts, each at a time on
+ * expiries of pending payments and of uncaptured authorisations, subscriptions' charges, and delivery attempts, each at a time on
  * its merchant's clock. One timer waits for the earliest in real time; when
  * a merchant's clock is advanced, everything of that merchant that falls
  * due is carried out in time order, the clock stepping to each item's time
@@ -149,7 +150,8 @@ export class Agenda {
   }
 
   private notePayment(payment: Payment): void {
-    if (payment.status === 'PENDING' && payment.due) this.push(payment.publicKey, { atMs: Date.parse(payment.due.at), kind: 'payment', key: payment.paymentReference });
+    // The state machine keeps `due` only while something falls due (a PENDING payment, an uncaptured authorisation).
+    if (payment.due) this.push(payment.publicKey, { atMs: Date.parse(payment.due.at), kind: 'payment', key: payment.paymentReference });
     const next = payment.subscription?.status === 'ACTIVE' ? payment.subscription.nextChargeAt : undefined;
     if (next !== undefined) this.push(payment.publicKey, { atMs: Date.parse(next), kind: 'charge', key: payment.paymentReference });
   }
@@ -170,7 +172,7 @@ export class Agenda {
   private stillDue(publicKey: string, item: DueItem): boolean {
     if (item.kind === 'payment') {
       const payment = this.deps.store.payment(publicKey, item.key);
-      return payment?.status === 'PENDING' && payment.due !== undefined && Date.parse(payment.due.at) === item.atMs;
+      return payment?.due !== undefined && Date.parse(payment.due.at) === item.atMs;
     }
     if (item.kind === 'charge') {
       const subscription = this.deps.store.payment(publicKey, item.key)?.subscription;

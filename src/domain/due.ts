@@ -5,7 +5,8 @@ import type { Scenario } from '../scenarios/scenario.js';
 /**
  * What falls due for a payment left PENDING (README, "Time"): the settlement
  * its rule promises (`settle` in the catalogue), or else the end of its
- * lifetime. The spec names no lifetime; these are the README's decision.
+ * lifetime; and for a pre-authorisation left AUTHORIZED, its expiry. The spec
+ * names no lifetime; these are the README's decision.
  */
 
 /**
@@ -23,6 +24,22 @@ export const PENDING_LIFETIMES: Readonly<Record<PaymentMethod, string>> = {
   CHECKOUT: 'P1D',
   ORDER: 'P1D',
 };
+
+/**
+ * How long a card pre-authorisation stays AUTHORIZED with nothing captured,
+ * as an ISO 8601 duration: the provider's document says only "valid for a
+ * limited period of time"; seven days is the hold most card issuers keep
+ * (README decision 48).
+ */
+export const AUTHORISATION_LIFETIME = 'P7D';
+
+/**
+ * The expiry of a pre-authorisation authorised at `now` (ISO 8601 UTC on the
+ * merchant's clock): AUTHORISATION_LIFETIME later.
+ */
+export function authorisationDue(now: string): PaymentDue {
+  return { at: later(now, durationMs(AUTHORISATION_LIFETIME)), event: 'expire' };
+}
 
 /**
  * What falls due for a payment that `rule` leaves PENDING at `now`: its

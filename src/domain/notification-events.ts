@@ -23,7 +23,7 @@ export const SANDBOX_BUSINESS_NAME = 'Sandbox Test Business';
  * The events of one change: a `transaction` when a payment resolves (it
  * leaves PENDING, or is created resolved: succeeded, failed, cancelled,
  * expired, authorised, charged, tokenized), and when a pre-authorisation
- * moves on (a capture, or a cancel that voids it), a `refund` when its
+ * moves on (a capture, a cancel that voids it, its expiry), a `refund` when its
  * refunded amount grows. A charge of a subscription's card is a
  * `transaction.recurrent` (scheduled) or a `transaction.recurring.debit`
  * (POST /recurring/charge) instead of a `transaction`. A payment created or
@@ -37,8 +37,9 @@ export function eventsOf(before: Payment | undefined, after: Payment): EventDraf
   const events: EventDraft[] = [];
   const resolved = after.status !== 'PENDING' && (before === undefined || before.status === 'PENDING');
   const captured = before !== undefined && toMinor(after.capturedAmount ?? '0.00') > toMinor(before.capturedAmount ?? '0.00');
-  const voided = before?.status === 'AUTHORIZED' && after.status === 'CANCELLED';
-  if (resolved || captured || voided) events.push(after.recurring ? recurringEvent(after) : { eventType: 'transaction', data: transactionData(after) });
+  // An authorisation that ends with nothing captured: voided by a cancel, or expired.
+  const released = before?.status === 'AUTHORIZED' && (after.status === 'CANCELLED' || after.status === 'EXPIRED');
+  if (resolved || captured || released) events.push(after.recurring ? recurringEvent(after) : { eventType: 'transaction', data: transactionData(after) });
   const refunded = toMinor(after.refundedAmount) - (before ? toMinor(before.refundedAmount) : 0);
   if (refunded > 0) events.push({ eventType: 'refund', data: refundData(after, refunded) });
   return events;

@@ -285,10 +285,11 @@ export function settleExternally(engine: ScenarioEngine, payment: Payment, outco
  * Carries out what fell due for a pending payment (README, "Time"): the
  * settlement its rule promised, through the catalogue's paymentSettlesLater
  * rules (00 Successful, or S12 Transaction Failed), or its expiry, through
- * the pendingPaymentExpires rule.
+ * the pendingPaymentExpires rules (those of an uncaptured authorisation too:
+ * README decision 48).
  * @param now ISO 8601 UTC on the merchant's clock
  * @returns the new record to store, or the refusal when the payment is no
- *   longer PENDING; undefined when nothing is due for it
+ *   longer PENDING (or AUTHORIZED, for an expiry); undefined when nothing is due for it
  */
 export function settleDue(engine: ScenarioEngine, payment: Payment, now: string): Transition | undefined {
   const due = payment.due;

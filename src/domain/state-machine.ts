@@ -1,6 +1,7 @@
 import { fromMinor, toMinor } from '../model/money.js';
 import type { Payment, PaymentDue, PaymentStatus, StoredCard, Subscription, TransferAccount } from '../model/records.js';
 import { nextChargeAfter } from './billing.js';
+import { authorisationDue } from './due.js';
 
 /**
  * The payment state machine (README decision 12): the one place where a
@@ -26,7 +27,7 @@ export type PaymentEvent =
   | { type: 'refund'; amountMinor: number }
   /** a cancel by the merchant or by the customer */
   | { type: 'cancel' }
-  /** a pending payment's lifetime ran out (README, "Time") */
+  /** a pending payment's lifetime ran out, or an uncaptured authorisation's (README, "Time") */
   | { type: 'expire' }
   /** PUT /recurring/updates: a subscription paused or resumed, its charge's amount changed */
   | { type: 'update-subscription'; status: Subscription['status']; amount?: string }
@@ -39,11 +40,11 @@ export type PaymentEventType = PaymentEvent['type'];
 /**
  * The table: the states an event may leave (`from`; `none` for a reference
  * not used yet) and the states it may lead to. README decision 12: completion
- * needs PENDING, a refund SUCCESSFUL, a cancel PENDING; only a PENDING payment expires (README, "Time").
+ * needs PENDING, a refund SUCCESSFUL, a cancel PENDING; a PENDING payment expires (README, "Time").
  * A card pre-authorisation (README, "Card pre-authorisation") is created
  * AUTHORIZED (or PENDING, for 3-D Secure, and then settled to AUTHORIZED),
- * captured in parts or at once, cancelled (voided) while nothing is
- * captured, and refunded up to what was captured.
+ * captured in parts or at once, cancelled (voided) or expired while nothing
+ * is captured, and refunded up to what was captured.
  */
 export const TRANSITIONS: Readonly<Record<PaymentEventType, { from: readonly (PaymentStatus | 'none')[]; to: readonly PaymentStatus[] }>> = {
   create: { from: ['none'], to: ['PENDING', 'SUCCESSFUL', 'FAILED', 'AUTHORIZED', 'CAPTURED', 'TOKENIZED'] },
@@ -52,7 +53,7 @@ export const TRANSITIONS: Readonly<Record<PaymentEventType, { from: readonly (Pa
   capture: { from: ['AUTHORIZED', 'PARTIALLY_CAPTURED'], to: ['PARTIALLY_CAPTURED', 'CAPTURED'] },
   refund: { from: ['SUCCESSFUL', 'CAPTURED', 'PARTIALLY_CAPTURED'], to: ['SUCCESSFUL', 'CAPTURED', 'PARTIALLY_CAPTURED', 'REFUNDED'] },
   cancel: { from: ['PENDING', 'AUTHORIZED'], to: ['CANCELLED'] },
-  expire: { from: ['PENDING'], to: ['EXPIRED'] },
+  expire: { from: ['PENDING', 'AUTHORIZED'], to: ['EXPIRED'] },
   // A subscription is its first payment's: it can be changed and charged once that payment is paid, whatever was refunded of it since.
   'update-subscription': { from: ['SUCCESSFUL', 'REFUNDED'], to: ['SUCCESSFUL', 'REFUNDED'] },
   bill: { from: ['SUCCESSFUL', 'REFUNDED'], to: ['SUCCESSFUL', 'REFUNDED'] },
@@ -168,13 +169,15 @@ function allowed(event: PaymentEvent): string {
   return states.length < 2 ? states.join('') : `${states.slice(0, -1).join(', ')} or ${states.at(-1)}`;
 }
 
-// What falls due belongs to a PENDING payment only: a settled one has nothing left to wait for.
+// Something falls due for a PENDING payment (its settlement or lifetime) and for a pre-authorisation just
+// AUTHORIZED (its expiry); any other change leaves nothing to wait for, a capture included.
 // The record is built in one literal, `due` set or cleared in it: a property deleted afterwards would make the record a slow dictionary object.
 function nextRecord(current: Payment | undefined, event: PaymentEvent, outcome: Outcome): Payment {
-  const pending = (event.type === 'create' || event.type === 'choose-channel' || event.type === 'settle') && event.status === 'PENDING';
   // A pre-authorisation that its customer authenticates is authorised, not paid: it waits for its capture.
   const settled = event.type === 'settle' && event.status === 'SUCCESSFUL' && current?.capturedAmount !== undefined ? { ...event, status: 'AUTHORIZED' as const } : event;
-  return changed(current, settled, outcome, pending ? (outcome.due ?? current?.due) : undefined);
+  const status = settled.type === 'create' || settled.type === 'choose-channel' || settled.type === 'settle' ? settled.status : undefined;
+  const due = status === 'PENDING' ? (outcome.due ?? current?.due) : status === 'AUTHORIZED' ? authorisationDue(outcome.now) : undefined;
+  return changed(current, settled, outcome, due);
 }
 
 function changed(current: Payment | undefined, event: PaymentEvent, outcome: Outcome, due: PaymentDue | undefined): Payment {

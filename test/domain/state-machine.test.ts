@@ -65,6 +65,21 @@ describe('the table', () => {
     expect(refusalOf(payment('PENDING'), { type: 'refund', amountMinor: 1 })).toBe('not-paid');
   });
 
+  it('an authorisation expires seven days after it is authorised, while nothing is captured (decision 48)', () => {
+    const record = { ...payment('PENDING'), capturedAmount: '0.00' };
+    const authorised = transition(undefined, { type: 'create', record, status: 'AUTHORIZED' }, outcome).payment!;
+    expect(authorised.due).toEqual({ at: '2026-01-08T00:00:00.000Z', event: 'expire' });
+    // Authorised later, by the customer's authentication: the seven days count from then.
+    const pending = transition(undefined, { type: 'create', record, status: 'PENDING' }, outcome).payment!;
+    const authenticated = transition(pending, { type: 'settle', status: 'SUCCESSFUL' }, { ...outcome, now: '2026-01-02T12:00:00.000Z' }).payment!;
+    expect(authenticated).toMatchObject({ status: 'AUTHORIZED', due: { at: '2026-01-09T12:00:00.000Z', event: 'expire' } });
+    const captured = transition(authorised, { type: 'capture', amountMinor: 1000 }, outcome).payment!;
+    expect(captured).toMatchObject({ status: 'PARTIALLY_CAPTURED', due: undefined });
+    expect(refusalOf(captured, { type: 'expire' })).toBe('not-pending');
+    expect(transition(authorised, { type: 'expire' }, outcome).payment).toMatchObject({ status: 'EXPIRED', due: undefined });
+    expect(refusalOf({ ...authorised, status: 'EXPIRED' }, { type: 'capture', amountMinor: 1000 })).toBe('not-authorised');
+  });
+
   it('refuses to lead anywhere the table does not list', () => {
     expect(() => transition(payment('PENDING'), { type: 'settle', status: 'REFUNDED' }, outcome)).toThrow('settle cannot lead to REFUNDED');
   });

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
+import { ControlClient } from '../support/control.js';
 import { sandboxWithReceiver, type Receiver } from '../support/receiver.js';
 import { ApiClient, cardPayment, type TestMerchant } from '../support/sandbox.js';
 
 /**
  * A card pre-authorisation notifies each step at a real receiver (README
  * decision 57): authorised, each capture with what was taken so far, a void,
- * and a refund.
+ * a refund, and an authorisation's expiry on the merchant's clock (decision 48).
  */
 
 let sandbox: Sandbox;
@@ -44,5 +45,39 @@ describe('the notifications of a pre-authorisation', () => {
     await expect.poll(() => told(reference), { timeout: 5000 }).toEqual(['transaction 10', 'transaction 10']);
     expect(receiver.of(reference).map((item: any) => item.data.gatewayMessage)).toEqual(['APPROVED', 'APPROVED']);
     expect(sandbox.store.payment(merchant.publicKey, reference)?.status).toBe('CANCELLED');
+  });
+
+  it('authorised and left uncaptured seven days on the merchant\'s clock: EXPIRED and notified; capture and cancel refused; a partial capture keeps the rest open', async () => {
+    const control = await ControlClient.for(sandbox);
+    const left = cardPayment({ amount: '30.00' });
+    const reference = String(left.paymentReference);
+    const part = cardPayment({ amount: '50.00' });
+    const partReference = String(part.paymentReference);
+    await api.as(merchant, 'POST', '/payments/authorise', left);
+    await api.as(merchant, 'POST', '/payments/authorise', part);
+    const capture = (of: string, amount: string) => api.as(merchant, 'POST', '/payments/capture', { paymentReference: of, amount, currency: 'NGN', country: 'NG', productDescription: 'late' });
+    expect((await capture(partReference, '20.00')).body.data.payments.status).toBe('PARTIALLY_CAPTURED');
+    const clock = (await control.send('GET', `/clock/${merchant.publicKey}`)).body;
+    const expiry = clock.pending.find((item: { paymentReference: string }) => item.paymentReference === reference);
+    expect(expiry).toMatchObject({ kind: 'expiry' });
+    expect(Date.parse(expiry.at) - Date.parse(clock.now)).toBeGreaterThan(7 * 86_400_000 - 60_000);
+    expect(clock.pending.some((item: { paymentReference: string }) => item.paymentReference === partReference)).toBe(false);
+
+    expect((await control.send('POST', `/clock/${merchant.publicKey}/advance`, { body: { by: 'P6DT23H' } })).body.fired).toEqual([]);
+    expect(sandbox.store.payment(merchant.publicKey, reference)?.status).toBe('AUTHORIZED');
+    const advanced = await control.send('POST', `/clock/${merchant.publicKey}/advance`, { body: { by: 'PT1H' } });
+    expect(advanced.body.fired).toContainEqual(expect.objectContaining({ kind: 'expiry', paymentReference: reference }));
+    expect(sandbox.store.payment(merchant.publicKey, reference)).toMatchObject({ status: 'EXPIRED', scenario: 'authorisation-expired', code: 'S12', message: 'Transaction Expired' });
+    await expect.poll(() => told(reference), { timeout: 5000 }).toEqual(['transaction 30', 'transaction 30']);
+    expect(receiver.of(reference).at(-1)).toMatchObject({ data: { gatewayMessage: 'Transaction Expired' } });
+
+    const late = await capture(reference, '30.00');
+    expect(late.status).toBe(400);
+    expect(late.body).toEqual({ status: 'ERROR', data: { code: 'S12', message: 'No authorised transaction found for this reference' } });
+    const voided = await api.send('POST', '/payments/cancel', { publicKey: merchant.publicKey, paymentReference: reference, country: 'NG' }, merchant.basic);
+    expect(voided.body.data?.code ?? voided.body.status).not.toBe('00');
+    expect(sandbox.store.payment(merchant.publicKey, reference)?.status).toBe('EXPIRED');
+    // What was captured in part stays captured, and the rest can still be taken.
+    expect((await capture(partReference, '30.00')).body.data.payments.status).toBe('CAPTURED');
   });
 });
