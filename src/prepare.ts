@@ -9,7 +9,7 @@ import { prepareStoreValidators } from './store/validators.js';
 import { disagreements } from './validation/agreement.js';
 import { parseDocument, validatorModules } from './validation/document.js';
 import { loadOperations } from './validation/operations.js';
-import { PREPARED_FOLDER, preparedJson, preparedModule } from './validation/prepared.js';
+import { PREPARED_FOLDER, preparedJson, preparedModule, preparedResponsesJson } from './validation/prepared.js';
 
 const DOCUMENTS = ['payments-api.yaml', 'control-api.yaml'].map((name) => fileURLToPath(new URL(`../openapi/${name}`, import.meta.url)));
 
@@ -18,7 +18,10 @@ for (const document of DOCUMENTS) {
   const parsed = await parseDocument(document);
   const modules = validatorModules(parsed, '../validation/formats.js');
   for (const [kind, code] of Object.entries(modules)) await writeFile(preparedModule(document, kind), code);
-  await writeFile(preparedJson(document), JSON.stringify({ source: parsed.source, operations: parsed.operations, plans: parsed.plans, modules: Object.keys(modules) }));
+  // Serving reads no response of the document: they go to a file of their own, read only to check an answer.
+  const served = parsed.operations.map(({ responses: _responses, ...operation }) => operation);
+  await writeFile(preparedJson(document), JSON.stringify({ source: parsed.source, operations: served, plans: parsed.plans, modules: Object.keys(modules) }));
+  await writeFile(preparedResponsesJson(document), JSON.stringify({ source: parsed.source, responses: parsed.operations.map((operation) => operation.responses) }));
   const found = disagreements(await loadOperations(document));
   if (found.length > 0) {
     for (const { operation, request, compiled, prism } of found.slice(0, 5)) {

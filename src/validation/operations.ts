@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { HttpOperation, RequestToCheck, ResponseToCheck } from './http-shapes.js';
-import { readPrepared } from './prepared.js';
+import { readPrepared, readPreparedResponses } from './prepared.js';
 import { CompiledCheck } from './request-plan.js';
 import type { Violation } from './violations.js';
 
@@ -20,6 +20,11 @@ export type { Violation } from './violations.js';
 export type { HttpOperation, RequestToCheck, ResponseToCheck } from './http-shapes.js';
 
 const checks = new WeakMap<HttpOperation, CompiledCheck>();
+// An operation of a prepared copy comes without its responses (start-up reads none): where they are, and the
+// operation with them once read, the same object each time, since prism caches its validators by schema identity.
+const responsesAt = new WeakMap<HttpOperation, { document: string; source: string; index: number }>();
+const withResponses = new WeakMap<HttpOperation, HttpOperation>();
+const documentResponses = new Map<string, HttpOperation['responses'][]>();
 
 /**
  * Loads an OpenAPI document (a file path) into its operations: the build's
@@ -29,8 +34,12 @@ const checks = new WeakMap<HttpOperation, CompiledCheck>();
  */
 export async function loadOperations(file: string): Promise<HttpOperation[]> {
   const bytes = await readFile(file);
-  const { operations, plans, validators } = (await readPrepared(file, bytes)) ?? (await (await import('./document.js')).parseDocument(file, bytes));
-  operations.forEach((operation, index) => checks.set(operation, new CompiledCheck(plans[index]!, validators)));
+  const prepared = await readPrepared(file, bytes);
+  const { operations, plans, validators } = prepared ?? (await (await import('./document.js')).parseDocument(file, bytes));
+  operations.forEach((operation, index) => {
+    checks.set(operation, new CompiledCheck(plans[index]!, validators));
+    if (prepared) responsesAt.set(operation, { document: file, source: prepared.source, index });
+  });
   return operations;
 }
 
@@ -54,8 +63,28 @@ export function requestViolations(operation: HttpOperation, request: RequestToCh
  */
 export function responseViolations(operation: HttpOperation, response: ResponseToCheck): Violation[] {
   const element = { statusCode: response.status, headers: response.headers, body: response.body };
-  const result = prismValidator().validateOutput({ resource: operation, element });
+  const result = prismValidator().validateOutput({ resource: documented(operation), element });
   return result._tag === 'Left' ? toViolations(result.left) : [];
+}
+
+/**
+ * The operation with its documented responses (`responses`, as prism parsed
+ * them): itself when it was parsed at start-up, else the same operation with
+ * the responses read once from its prepared copy (src/prepare.ts leaves them
+ * out of what start-up reads). For the tests, which check answers.
+ * @throws Error as readPreparedResponses, for a broken build
+ */
+export function documented(operation: HttpOperation): HttpOperation {
+  const at = responsesAt.get(operation);
+  if (!at) return operation;
+  let full = withResponses.get(operation);
+  if (!full) {
+    let responses = documentResponses.get(at.document);
+    if (!responses) documentResponses.set(at.document, (responses = readPreparedResponses(at.document, at.source)));
+    full = { ...operation, responses: responses[at.index]! };
+    withResponses.set(operation, full);
+  }
+  return full;
 }
 
 type Diagnostic = { path?: string[]; code?: string | number; message: string; severity: number };

@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
+import { documented } from '../../src/validation/operations.js';
 import { accountPayment, ApiClient, sandboxForTest, sandboxWithMerchant, type TestMerchant } from '../support/sandbox.js';
 
 /**
@@ -130,7 +131,7 @@ describe('a sandbox started without --cors', () => {
   });
 
   it('answers each refusal as the document lists it: 403, 415 and 413 are documented, and the answers match their schema and examples', async () => {
-    const operation = api.operationOf('POST', '/payments/initiates')!;
+    const operation = documented(api.operationOf('POST', '/payments/initiates')!);
     expect(operation.responses.map((response) => response.code)).toEqual(expect.arrayContaining(['403', '413', '415']));
     const example = (code: string, name: string) => operation.responses.find((response) => response.code === code)!.contents![0]!.examples!.find((candidate) => candidate.key === name)!;
     const bearer = `Bearer ${merchant.token}`;

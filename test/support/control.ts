@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { controlOperations, type Sandbox } from '../../src/index.js';
-import { operationId, responseViolations, type HttpOperation } from '../../src/validation/operations.js';
+import { documented as withResponses, operationId, responseViolations, type HttpOperation } from '../../src/validation/operations.js';
 
 /**
  * A client of one sandbox's control API under `/__sandbox`, over loopback.
@@ -94,7 +94,7 @@ export class ControlClient {
       expect(response.body, what).toMatchObject({ error: 'NOT_FOUND' });
       return;
     }
-    const documented = operation.responses.map((candidate) => candidate.code);
+    const documented = withResponses(operation).responses.map((candidate) => candidate.code);
     expect(documented, `${operationId(operation)} documents no ${response.status}: ${what}`).toContain(String(response.status));
     const violations = responseViolations(operation, {
       status: response.status,
