@@ -102,3 +102,6 @@ const pairs = [['disk', 'prism'], ['full', 'prism'], ['memory', 'prism'], ['disk
 for (const [a, b] of pairs) {
   console.log(`    ${`${SERVERS[a].name} / ${SERVERS[b].name}`.padEnd(54)} ${fixed(rate(a) / rate(b), 2)}`);
 }
+
+// The receiver is a child process: stopped here, or it would keep this benchmark from ending.
+await receiver.stop();

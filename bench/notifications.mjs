@@ -126,3 +126,6 @@ printTable(
 );
 console.log('  medians over the rounds; max: the largest of all rounds. The receiver answered', await receiver.received(), 'notifications in all.');
 console.log(`  ratio of median req/s, notifications on / off: ${fixed(med('notify', (r) => r.load.requestsPerSecond) / med('disk', (r) => r.load.requestsPerSecond), 2)}`);
+
+// The receiver is a child process: stopped here, or it would keep this benchmark from ending.
+await receiver.stop();
