@@ -38,7 +38,8 @@ export async function loadOperations(file: string): Promise<HttpOperation[]> {
   const { operations, plans, validators } = prepared ?? (await (await import('./document.js')).parseDocument(file, bytes));
   operations.forEach((operation, index) => {
     checks.set(operation, new CompiledCheck(plans[index]!, validators));
-    if (prepared) responsesAt.set(operation, { document: file, source: prepared.source, index });
+    // A copy prepared before the responses had a file of their own still carries them.
+    if (prepared && !('responses' in operation)) responsesAt.set(operation, { document: file, source: prepared.source, index });
   });
   return operations;
 }
