@@ -75,7 +75,10 @@ describe('the notifications of a pre-authorisation', () => {
     expect(late.status).toBe(400);
     expect(late.body).toEqual({ status: 'ERROR', data: { code: 'S12', message: 'No authorised transaction found for this reference' } });
     const voided = await api.send('POST', '/payments/cancel', { publicKey: merchant.publicKey, paymentReference: reference, country: 'NG' }, merchant.basic);
-    expect(voided.body.data?.code ?? voided.body.status).not.toBe('00');
+    // As for any payment no longer open to a cancel (decision 35): S12 Transaction Failed, and why.
+    expect(voided.status).toBe(200);
+    expect(voided.body.data).toMatchObject({ code: 'S12', message: 'Transaction Failed' });
+    expect(voided.headers['x-sandbox-reason']).toBe(`payment ${reference} is EXPIRED; only a PENDING or AUTHORIZED payment can be cancelled`);
     expect(sandbox.store.payment(merchant.publicKey, reference)?.status).toBe('EXPIRED');
     // What was captured in part stays captured, and the rest can still be taken.
     expect((await capture(partReference, '30.00')).body.data.payments.status).toBe('CAPTURED');
