@@ -11,6 +11,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
+COPY scripts ./scripts
 COPY src ./src
 COPY openapi ./openapi
 COPY scenarios ./scenarios

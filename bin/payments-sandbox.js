@@ -10,6 +10,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 if (!existsSync(`${root}dist/cli/main.js`) && existsSync(`${root}src/cli/main.ts`)) {
   console.error('payments-sandbox: building dist/ from src/ (the first run in a clone)');
   const build = (args) => execFileSync(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  build([`${root}scripts/operation-ids.mjs`]);
   build([`${root}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.json']);
   build([`${root}dist/prepare.js`]);
 }

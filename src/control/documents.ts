@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { STEPS, STEPS_MARKER } from '../model/operations.js';
 
 /** The OpenAPI documents the control API serves, by name: the files shipped in openapi/. */
 export interface ServedDocuments {
@@ -33,8 +34,14 @@ export function documentReader(files: ServedDocuments, publicUrl: () => string):
     const known = answers.get(key);
     if (known) return known;
     const [document, format] = name.split('.') as [keyof ServedDocuments, 'yaml' | 'json'];
-    const { parseDocument } = await import('yaml');
+    const { parseDocument, visit } = await import('yaml');
     const parsed = parseDocument(await readFile(files[document], 'utf8'));
+    // The document names no operation itself: the served copy lists the sandbox's steps (src/model/operations.ts, STEPS).
+    visit(parsed, {
+      Map: (_key, node) => {
+        if (node.get(STEPS_MARKER) === 'steps') node.set('enum', parsed.createNode([...STEPS]));
+      },
+    });
     parsed.set('servers', [{ url: `${base}${MOUNTS[document]}`, description: 'this sandbox' }]);
     const answer = format === 'json'
       ? { type: 'application/json; charset=utf-8', text: JSON.stringify(parsed.toJS(), null, 2) }

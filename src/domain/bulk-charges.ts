@@ -5,7 +5,10 @@ import type { Selection } from '../scenarios/selector.js';
 import { httpOutcome, paymentWrite, type Answer, type OperationEnv, type PayloadEnvelope, type Write } from './answer.js';
 import { cardSchemeOf } from './notification-events.js';
 import { newPayment, outcomeOf } from './payments.js';
-import type { BulkChargeItem, RequestFacts } from './request.js';
+import { normaliseAmount } from '../model/money.js';
+import type { FactsOf } from './operation.js';
+import type { NewPaymentFields } from './payment-fields.js';
+import { stringOf, textOf, type Body, type RequestFacts } from './request.js';
 import { REASON_HEADER, transition } from './state-machine.js';
 
 /**
@@ -15,6 +18,57 @@ import { REASON_HEADER, transition } from './state-machine.js';
  * payload}`, and looked up by that id. Each item is a payment, charged as
  * POST /payments/charge-token would charge it.
  */
+
+/** One item of a bulk token charge (its documentation, "Bulk Charge Token"). */
+export interface BulkChargeItem {
+  /** the item's fields; its currency and country are those of the payment whose card it charges */
+  fields: NewPaymentFields;
+  /** the item's publicKey, if it sends one */
+  publicKey?: string;
+  authorizationCode: string;
+  /** the merchant's paid payment of that authorization code, if any */
+  tokenPayment?: Payment;
+  /** the merchant's payment with the item's paymentReference, if one exists */
+  payment?: Payment;
+}
+
+/** The facts of POST /payments/bulk-tokenize-charge: its items, in order, each with what the store knows of it. */
+export const bulkChargeFacts: FactsOf<{ bulkCharges: BulkChargeItem[] }> = ({ body }, { publicKey }, store) => {
+  // The batch's body is a JSON array (the document's schema).
+  const items: Body[] = Array.isArray(body) ? body : [];
+  return {
+    bulkCharges: items.map((item) => {
+      const authorizationCode = textOf(item, 'authorizationCode');
+      const tokenPayment = store.paymentOfAuthorizationCode(publicKey, authorizationCode);
+      const fields: NewPaymentFields = {
+        paymentReference: textOf(item, 'paymentReference'),
+        amount: normaliseAmount(textOf(item, 'amount')),
+        currency: tokenPayment?.currency ?? 'NGN',
+        country: tokenPayment?.country ?? 'NG',
+        kept: {},
+      };
+      const charge: BulkChargeItem = { fields, authorizationCode, payment: store.payment(publicKey, fields.paymentReference) };
+      if (tokenPayment) charge.tokenPayment = tokenPayment;
+      const itemKey = stringOf(item, 'publicKey');
+      if (itemKey !== undefined) charge.publicKey = itemKey;
+      return charge;
+    }),
+  };
+};
+
+/** The facts of GET /payments/bulk-tokenize-charge-search: the batchId of the query, and the merchant's payments of that batch in order. */
+export interface BatchSearchFacts {
+  batchId: string;
+  batchPayments: Payment[];
+}
+
+/** The facts of GET /payments/bulk-tokenize-charge-search. */
+export const batchSearchFacts: FactsOf<BatchSearchFacts> = ({ query }, { publicKey }, store) => {
+  const asked = query?.batchId;
+  const batchId = typeof asked === 'string' ? asked : '';
+  const batchPayments = store.payments(publicKey).filter((stored) => stored.bulk?.batchId === batchId);
+  return { batchId, batchPayments: batchPayments.sort((a, b) => (a.bulk?.item ?? 0) - (b.bulk?.item ?? 0)) };
+};
 
 /**
  * POST /payments/bulk-tokenize-charge: every item checked first (the whole
@@ -28,8 +82,8 @@ import { REASON_HEADER, transition } from './state-machine.js';
  *   used before or twice in the batch (`Duplicate transaction reference`);
  *   401 for an item's publicKey that is not the merchant's
  */
-export function chargeTokenBulk(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer<PayloadEnvelope> {
-  const items = facts.bulkCharges ?? [];
+export function chargeTokenBulk(facts: RequestFacts & { bulkCharges: BulkChargeItem[] }, selection: Selection, env: OperationEnv): Answer<PayloadEnvelope> {
+  const items = facts.bulkCharges;
   if (items.length === 0) throw batchError('Invalid/Missing parameters = charges', 'the batch has no charge');
   const seen = new Set<string>();
   items.forEach((item, index) => {
@@ -56,10 +110,10 @@ export function chargeTokenBulk(facts: RequestFacts, selection: Selection, env: 
  * `totalElements`...), one page of them all; an empty page for a batchId
  * that is none of the merchant's.
  */
-export function searchTokenBulk(facts: RequestFacts, selection: Selection): Answer<PayloadEnvelope> {
+export function searchTokenBulk(facts: RequestFacts & BatchSearchFacts, selection: Selection): Answer<PayloadEnvelope> {
   const rule = selection.rule;
   if (rule.then.http) throw httpOutcome(rule);
-  const content = (facts.batchPayments ?? []).map(itemView);
+  const content = facts.batchPayments.map(itemView);
   const sort = { sorted: true, unsorted: false, empty: false };
   const size = Math.max(10, content.length);
   const payload = {

@@ -3,8 +3,10 @@ import { noAuthorisedTransaction, providerError, type ApiError } from '../errors
 import type { Payment, StoredCard } from '../model/records.js';
 import type { Selection } from '../scenarios/selector.js';
 import { answerWith, paymentWrite, refused, type Answer, type OperationEnv } from './answer.js';
-import { answerCreating, newPayment, outcomeOf } from './payments.js';
-import type { RequestFacts } from './request.js';
+import type { FactsOf } from './operation.js';
+import { newPaymentFields, type NewPaymentFacts } from './payment-fields.js';
+import { answerCreating, newPayment, outcomeOf, type AmountFacts } from './payments.js';
+import { stringOf, type RequestFacts } from './request.js';
 import { REASON_HEADER, refusalReason, transition, type PaymentEvent } from './state-machine.js';
 
 /**
@@ -28,6 +30,51 @@ import { REASON_HEADER, refusalReason, transition, type PaymentEvent } from './s
 export const CARD_ANSWER_STATUS = { authorisePayment: 201, authorisePayment3ds: 200, capturePayment: 200, chargeCard: 201, tokenizeCard: 201 } as const;
 
 /**
+ * What a card operation (and a subscription, which starts with one) says of
+ * its card: its number (in `newPayment`), or a `cardToken` or an
+ * `authorizationCode` the merchant was given for a card before, with what
+ * the store knows of either; `card` is the BIN and last four the catalogue's
+ * rules match, of whichever card it is.
+ */
+export interface CardFacts extends NewPaymentFacts {
+  /** the `cardToken` sent instead of the card's fields */
+  cardToken?: string;
+  /** the `authorizationCode` sent instead of a card (charge-token, recurring charge) */
+  authorizationCode?: string;
+  /** the merchant's stored card of that token or authorization code; absent when it is none of the merchant's */
+  tokenCard?: StoredCard;
+  /** the merchant's paid payment of that authorization code (a tokenisation's or a subscription's) */
+  tokenPayment?: Payment;
+  /** true when the body names the card's expiry month and year */
+  expiry: boolean;
+  /** the BIN and last four of whichever card it is: what the catalogue's rules match (src/scenarios/engine.ts, Facts) */
+  card?: { bin: string; last4: string };
+}
+
+/** The facts of a card operation: its new payment and its card. */
+export const cardFacts: FactsOf<CardFacts> = ({ body }, { publicKey }, store) => {
+  const facts: CardFacts = { newPayment: newPaymentFields(body, true), expiry: body.expiryMonth !== undefined && body.expiryYear !== undefined };
+  const cardToken = stringOf(body, 'cardToken');
+  if (cardToken !== undefined) {
+    facts.cardToken = cardToken;
+    facts.tokenCard = store.cardOfToken(publicKey, cardToken);
+  }
+  const authorizationCode = stringOf(body, 'authorizationCode');
+  if (authorizationCode !== undefined) {
+    facts.authorizationCode = authorizationCode;
+    facts.tokenPayment = store.paymentOfAuthorizationCode(publicKey, authorizationCode);
+    facts.tokenCard = facts.tokenPayment?.card;
+  }
+  const number = facts.newPayment.cardNumber;
+  if (facts.tokenCard) facts.card = { bin: facts.tokenCard.bin, last4: facts.tokenCard.last4 };
+  else if (number !== undefined) facts.card = { bin: number.slice(0, 6), last4: number.slice(-4) };
+  return facts;
+};
+
+/** A card operation's facts as its run reads them. */
+type CardRequest = RequestFacts & CardFacts;
+
+/**
  * POST /payments/authorise: a card pre-authorisation, AUTHORIZED (00
  * APPROVED) or FAILED (S12, S12-91) as the catalogue says, with the card's
  * BIN, last four and token.
@@ -35,7 +82,7 @@ export const CARD_ANSWER_STATUS = { authorisePayment: 201, authorisePayment3ds: 
  *   reference, Missing Card details (no card, or a cardToken that is none of
  *   the merchant's), Incomplete Card details (a number without its expiry).
  */
-export function authorisePayment(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+export function authorisePayment(facts: CardRequest, selection: Selection, env: OperationEnv): Answer {
   return withStatus(answerCreating(facts, selection, cardPayment(facts, env, true), withCard), CARD_ANSWER_STATUS.authorisePayment);
 }
 
@@ -46,7 +93,7 @@ export function authorisePayment(facts: RequestFacts, selection: Selection, env:
  * status is the provider's `AUTHORISATION PENDING`.
  * @throws ApiError as authorisePayment
  */
-export function authorisePayment3ds(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+export function authorisePayment3ds(facts: CardRequest, selection: Selection, env: OperationEnv): Answer {
   const record = cardPayment(facts, env, true);
   return answerCreating(facts, selection, record, (payment) => ({
     paymentReference: payment.paymentReference,
@@ -62,7 +109,7 @@ export function authorisePayment3ds(facts: RequestFacts, selection: Selection, e
  * provider's example has it (external-api.yml, ChargeCardResponse).
  * @throws ApiError as authorisePayment
  */
-export function chargeCard(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+export function chargeCard(facts: CardRequest, selection: Selection, env: OperationEnv): Answer {
   const record = cardPayment(facts, env, false);
   return withStatus(
     answerCreating(
@@ -86,7 +133,7 @@ export function chargeCard(facts: RequestFacts, selection: Selection, env: Opera
  * TOKENIZED.
  * @throws ApiError as authorisePayment
  */
-export function tokenizeCard(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+export function tokenizeCard(facts: CardRequest, selection: Selection, env: OperationEnv): Answer {
   return withStatus(answerCreating(facts, selection, cardPayment(facts, env, false), withCard), CARD_ANSWER_STATUS.tokenizeCard);
 }
 
@@ -98,7 +145,7 @@ export function tokenizeCard(facts: RequestFacts, selection: Selection, env: Ope
  * query) charges the card again through POST /payments/charge-token.
  * @throws ApiError as authorisePayment
  */
-export function createCardToken(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+export function createCardToken(facts: CardRequest, selection: Selection, env: OperationEnv): Answer {
   const record = cardPayment(facts, env, false);
   record.authorizationCode = authorizationCodeOf(record.linkingReference);
   return answerCreating(facts, selection, record, (payment) => ({
@@ -116,7 +163,7 @@ export function createCardToken(facts: RequestFacts, selection: Selection, env: 
  *   provider's body) for a code that is none of the merchant's paid ones; as
  *   authorisePayment for a reused reference
  */
-export function chargeToken(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+export function chargeToken(facts: CardRequest, selection: Selection, env: OperationEnv): Answer {
   const record = cardPayment(facts, env, false);
   return answerCreating(facts, selection, record, (payment) => ({ paymentReference: payment.paymentReference, linkingReference: payment.linkingReference }));
 }
@@ -130,7 +177,7 @@ export function chargeToken(facts: RequestFacts, selection: Selection, env: Oper
  *   (the provider's body) for an unknown reference or a payment that is no
  *   pre-authorisation open to capture; 400 for a currency other than the payment's
  */
-export function capturePayment(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+export function capturePayment(facts: RequestFacts & AmountFacts, selection: Selection, env: OperationEnv): Answer {
   const payment = facts.payment;
   const event: PaymentEvent = { type: 'capture', amountMinor: facts.amountMinor ?? 0 };
   if (!payment) throw noAuthorisedTransaction();
@@ -152,9 +199,9 @@ export function capturePayment(facts: RequestFacts, selection: Selection, env: O
 }
 
 // The payment a card operation would create, from the card's fields or its token; a pre-authorisation has captured nothing yet.
-function cardPayment(facts: RequestFacts, env: OperationEnv, preauthorisation: boolean): Payment {
+function cardPayment(facts: CardRequest, env: OperationEnv, preauthorisation: boolean): Payment {
   const card = tokenCardOf(facts);
-  const record = newPayment(facts, facts.newPayment!, 'CARD', env.now());
+  const record = newPayment(facts, facts.newPayment, 'CARD', env.now());
   if (card) record.card = card;
   if (preauthorisation) record.capturedAmount = '0.00';
   // Only authorise3ds and create-token send the customer to the authentication page.
@@ -164,7 +211,7 @@ function cardPayment(facts: RequestFacts, env: OperationEnv, preauthorisation: b
 }
 
 // The stored card of the request's cardToken or authorizationCode; undefined when it sends the card's number (newPayment keeps that one).
-function tokenCardOf(facts: RequestFacts): StoredCard | undefined {
+function tokenCardOf(facts: CardRequest): StoredCard | undefined {
   if (facts.operation === 'chargeToken') {
     if (facts.tokenCard) return facts.tokenCard;
     const error = providerError(400, 'Invalid/Missing parameters = authorizationCode', 'invalid-parameters');
@@ -177,9 +224,8 @@ function tokenCardOf(facts: RequestFacts): StoredCard | undefined {
     error.headers[REASON_HEADER] = `cardToken ${facts.cardToken.slice(0, 40)} is not a card token of merchant ${facts.publicKey}`;
     throw error;
   }
-  const body = facts.body;
-  if (facts.newPayment?.cardNumber === undefined) throw providerError(400, 'Missing Card details', 'missing-card-details');
-  if (body.expiryMonth === undefined || body.expiryYear === undefined) throw providerError(400, 'Incomplete Card details', 'incomplete-card-details');
+  if (facts.newPayment.cardNumber === undefined) throw providerError(400, 'Missing Card details', 'missing-card-details');
+  if (!facts.expiry) throw providerError(400, 'Incomplete Card details', 'incomplete-card-details');
   return undefined;
 }
 

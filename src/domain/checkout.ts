@@ -2,8 +2,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { processingError } from '../errors.js';
 import type { Selection } from '../scenarios/selector.js';
 import { answerWith, type Answer, type OperationEnv } from './answer.js';
+import type { FactsOf } from './operation.js';
+import { newPaymentFields, type NewPaymentFacts } from './payment-fields.js';
 import { answerCreating, newPayment } from './payments.js';
-import type { Body, RequestFacts } from './request.js';
+import { stringOf, type Body, type RequestFacts } from './request.js';
 
 /**
  * Hosted checkout (spec, endpoints 2 and 4): the payload hash and the payment
@@ -40,6 +42,20 @@ export function computeHash(facts: RequestFacts, selection: Selection): Answer {
   return answerWith(selection.rule, () => ({ hash: checkoutHash(facts.sent, facts.merchant.secretKey) }), 'hash');
 }
 
+/** What POST /payments says beyond its new payment: the hash sent, if any. */
+export interface CheckoutLinkFacts extends NewPaymentFacts {
+  /** the hash sent, lower case */
+  hash?: string;
+}
+
+/** The facts of POST /payments: its payment, and its hash in lower case. */
+export const checkoutLinkFacts: FactsOf<CheckoutLinkFacts> = ({ body }) => {
+  const facts: CheckoutLinkFacts = { newPayment: newPaymentFields(body, false) };
+  const hash = stringOf(body, 'hash');
+  if (hash !== undefined) facts.hash = hash.toLowerCase();
+  return facts;
+};
+
 /**
  * POST /payments: a hosted checkout link. When `hash` is present it must be
  * the checkout hash of the body as sent.
@@ -47,7 +63,7 @@ export function computeHash(facts: RequestFacts, selection: Selection): Answer {
  *   is that of the fields in the order they were sent (as the provider's Node
  *   SDK computes it), X-Sandbox-Detail says so.
  */
-export function createCheckoutLink(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+export function createCheckoutLink(facts: RequestFacts & CheckoutLinkFacts, selection: Selection, env: OperationEnv): Answer {
   const given = facts.hash;
   if (given !== undefined) {
     if (!sameHash(checkoutHash(facts.sent, facts.merchant.secretKey), given)) {
@@ -59,7 +75,7 @@ export function createCheckoutLink(facts: RequestFacts, selection: Selection, en
       throw refusal;
     }
   }
-  return answerCreating(facts, selection, newPayment(facts, facts.newPayment!, 'CHECKOUT', env.now()), (payment) => ({
+  return answerCreating(facts, selection, newPayment(facts, facts.newPayment, 'CHECKOUT', env.now()), (payment) => ({
     redirectLink: env.links.checkout(payment.linkingReference),
     paymentStatus: LINK_PAYMENT_STATUS,
   }));

@@ -7,9 +7,12 @@ import { answered, answerWith, httpOutcome, paymentWrite, refused, type Answer, 
 import { REASON_HEADER, refusalReason, transition, type Outcome, type PaymentEvent, type Transition } from './state-machine.js';
 import { dueOf } from './due.js';
 import { linkingReferenceOf } from './merchants.js';
-import { toNumber } from '../model/money.js';
+import { AMOUNT_PATTERN, toMinor, toNumber } from '../model/money.js';
+import type { Variant } from '../model/operations.js';
 import type { Payment, PaymentMethod, StoredCard, TransferAccount } from '../model/records.js';
-import type { NewPaymentFields, RequestFacts } from './request.js';
+import type { FactsOf } from './operation.js';
+import { newPaymentFields, type NewPaymentFacts, type NewPaymentFields } from './payment-fields.js';
+import { stringOf, textOf, type Body, type RequestFacts } from './request.js';
 
 /**
  * Payments: initiate, OTP completion, refund and cancel (spec, endpoints 3,
@@ -19,15 +22,44 @@ import type { NewPaymentFields, RequestFacts } from './request.js';
  * selection, and answers with the records to store.
  */
 
+/** What an initiate says beyond its new payment: its variant, and the bank a USSD payment dials. */
+export interface InitiateFacts extends NewPaymentFacts {
+  variant: Variant;
+  /** a USSD payment's bank, whose short code the customer dials */
+  bankCode?: string;
+}
+
+/** The facts of POST /payments/initiates: a card's number is kept only for the CARD variant. */
+export const initiateFacts: FactsOf<InitiateFacts> = ({ body }) => {
+  const variant = variantOf(body);
+  const facts: InitiateFacts = { variant, newPayment: newPaymentFields(body, variant === 'CARD') };
+  const bankCode = stringOf(body, 'bankCode');
+  if (bankCode !== undefined) facts.bankCode = bankCode;
+  return facts;
+};
+
+/**
+ * The initiate variant of a body: a CARD body carrying transfer fields is the
+ * transfer variant (spec, Transfer variant), and so is `paymentType:
+ * "TRANSFER"`, which the provider's Python SDK sends (README, "Accepted beyond the spec").
+ */
+export function variantOf(body: Body): Variant {
+  if (body.paymentType === 'CARD') {
+    const transfer = body.pocketReference !== undefined || body.amountControl !== undefined || body.walletDaysActive !== undefined;
+    return transfer ? 'TRANSFER' : 'CARD';
+  }
+  return body.paymentType as Variant;
+}
+
 /**
  * POST /payments/initiates: answers 20, S20, NIP, 00 or a business failure as
  * the selected rule says; a rule with a `state` creates the payment through
  * the state machine.
+ * @throws ApiError 400 INPUT for a USSD payment without its bank (README decision 61)
  */
-export function initiatePayment(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
-  const fields = facts.newPayment!;
-  const variant = facts.variant!;
-  if (variant === 'USSD' && typeof facts.body.bankCode !== 'string') throw inputError('bankCode cannot be null: a USSD payment dials its bank');
+export function initiatePayment(facts: RequestFacts & InitiateFacts, selection: Selection, env: OperationEnv): Answer {
+  const { newPayment: fields, variant, bankCode } = facts;
+  if (variant === 'USSD' && bankCode === undefined) throw inputError('bankCode cannot be null: a USSD payment dials its bank');
   const { paymentReference } = fields;
   const record = newPayment(facts, fields, variant, env.now());
   return answerCreating(facts, selection, record, (payment) => {
@@ -37,7 +69,7 @@ export function initiatePayment(facts: RequestFacts, selection: Selection, env: 
       case 'TRANSFER':
         return { paymentReference, amount: toNumber(payment.amount), ...payment.transfer };
       case 'USSD':
-        return { paymentReference, linkingReference: payment.linkingReference, ...ussdCodeOf(payment.linkingReference, String(facts.body.bankCode)) };
+        return { paymentReference, linkingReference: payment.linkingReference, ...ussdCodeOf(payment.linkingReference, bankCode ?? '') };
       default:
         return { paymentReference, linkingReference: payment.linkingReference };
     }
@@ -70,7 +102,7 @@ export function ussdCodeOf(linkingReference: string, bankCode: string): { provid
  * @throws ApiError for a rule with an HTTP outcome.
  */
 export function answerCreating(
-  facts: RequestFacts,
+  facts: RequestFacts & NewPaymentFacts,
   selection: Selection,
   record: Payment,
   details: (payment: Payment, created: boolean) => unknown,
@@ -81,7 +113,7 @@ export function answerCreating(
   if (rule.then.http || !state || code === undefined || message === undefined) return answerWith(rule, () => details(record, false), field);
   const event: PaymentEvent = { type: 'create', record, status: state };
   const now = record.createdAt;
-  const due = state === 'PENDING' ? dueOf(rule, record.method, now, facts.newPayment?.walletDaysActive) : undefined;
+  const due = state === 'PENDING' ? dueOf(rule, record.method, now, facts.newPayment.walletDaysActive) : undefined;
   const made = transition(facts.payment, event, { code, message, scenario: rule.name, now, due });
   if (made.refused) {
     const reason = refusalReason(made.refused, facts.payment, event, 'created');
@@ -173,6 +205,23 @@ const COMPLETED_BY: Record<PaymentMethod, string> = {
 };
 
 /**
+ * The body of POST /payments/otp as one flat `{linkingReference, otp}`:
+ * the provider's Python and Java SDKs send
+ * `{"transaction": {"linkingreference", "otp"}}`, its PHP SDK the flat
+ * `{linkingReference, otp, publicKey}` (README decision 51).
+ */
+export function cardOtpBody(body: Body): Body {
+  const nested = typeof body.transaction === 'object' && body.transaction !== null ? (body.transaction as Body) : body;
+  const flat: Body = {};
+  const linkingReference = nested.linkingreference ?? nested.linkingReference;
+  if (linkingReference !== undefined) flat.linkingReference = linkingReference;
+  if (nested.otp !== undefined) flat.otp = nested.otp;
+  const publicKey = body.publicKey ?? body.publickey;
+  if (publicKey !== undefined) flat.publicKey = publicKey;
+  return flat;
+}
+
+/**
  * POST /payments/validate and POST /payments/momo/otp: complete a pending
  * payment with an OTP. A payment that is no longer pending answers `RR`
  * "Sorry payment already processed" with its fields and changes nothing
@@ -205,6 +254,22 @@ export function completePayment(facts: RequestFacts, selection: Selection, env: 
 const alreadyProcessed = (details: Record<string, unknown>): Answer =>
   answered('payment-already-processed', 'RR', 'Sorry payment already processed', { payments: details });
 
+/** What a refund or a capture says of its amount. */
+export interface AmountFacts {
+  /** the amount in minor units, when it is a decimal amount */
+  amountMinor?: number;
+  /** the currency named, if any */
+  currency?: string;
+}
+
+/** The facts of a refund (POST /payments/refund, POST /refunds) or a capture: the amount asked, and its currency. */
+export const amountFacts: FactsOf<AmountFacts> = ({ body }) => {
+  const facts: AmountFacts = {};
+  if (typeof body.amount === 'string' && AMOUNT_PATTERN.test(body.amount)) facts.amountMinor = toMinor(body.amount);
+  if (body.currency !== undefined) facts.currency = textOf(body, 'currency');
+  return facts;
+};
+
 /**
  * POST /payments/refund: a successful payment, up to what is left of its
  * amount; partial refunds add up and the payment is REFUNDED once all of it is.
@@ -214,7 +279,7 @@ const alreadyProcessed = (details: Record<string, unknown>): Answer =>
  *   provider's body) for an unknown reference or a payment never paid; 400
  *   INPUT for a currency other than the payment's.
  */
-export function refundPayment(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+export function refundPayment(facts: RequestFacts & AmountFacts, selection: Selection, env: OperationEnv): Answer {
   const payment = facts.payment;
   if (!payment) throw noAuthorisedTransaction();
   const event: PaymentEvent = { type: 'refund', amountMinor: facts.amountMinor ?? 0 };

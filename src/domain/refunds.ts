@@ -1,7 +1,7 @@
 import { fromMinor } from '../model/money.js';
 import type { Selection } from '../scenarios/selector.js';
 import { answered, answerWith, paymentWrite, refused, type Answer, type OperationEnv } from './answer.js';
-import { outcomeOf } from './payments.js';
+import { outcomeOf, type AmountFacts } from './payments.js';
 import type { RequestFacts } from './request.js';
 import { refusalReason, transition, type PaymentEvent } from './state-machine.js';
 
@@ -21,7 +21,7 @@ import { refusalReason, transition, type PaymentEvent } from './state-machine.js
  * (never paid, refunded in full, or less left than asked) answers `S12`
  * Transaction Failed with the reason, and nothing changes.
  */
-export function createRefund(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+export function createRefund(facts: RequestFacts & AmountFacts, selection: Selection, env: OperationEnv): Answer {
   const payment = facts.payment;
   if (!payment) return answered('refund-transaction-not-found', '07', `Transaction with transaction reference ${facts.paymentReference ?? ''} not found`, {});
   const event: PaymentEvent = { type: 'refund', amountMinor: facts.amountMinor ?? 0 };

@@ -1,12 +1,15 @@
 import { inputError, providerError, subscriptionNotFound } from '../errors.js';
-import type { Merchant, Payment, RecurringCharge } from '../model/records.js';
+import { AMOUNT_PATTERN, normaliseAmount } from '../model/money.js';
+import type { BillingCycle, Merchant, Payment, RecurringCharge, Subscription } from '../model/records.js';
 import type { ScenarioEngine } from '../scenarios/engine.js';
 import type { Selection } from '../scenarios/selector.js';
 import { answerWith, paymentWrite, refused, type Answer, type OperationEnv, type Write } from './answer.js';
-import { authorizationCodeOf } from './card-operations.js';
+import { authorizationCodeOf, cardFacts, type CardFacts } from './card-operations.js';
 import { maskedPanOf, spaceForm } from './notification-events.js';
 import { answerCreating, newPayment, outcomeOf } from './payments.js';
-import type { RequestFacts } from './request.js';
+import { startDateOf } from './billing.js';
+import type { FactsOf } from './operation.js';
+import { stringOf, textOf, type Body, type RequestFacts } from './request.js';
 import { REASON_HEADER, refusalReason, transition, type Outcome } from './state-machine.js';
 
 /**
@@ -20,6 +23,94 @@ import { REASON_HEADER, refusalReason, transition, type Outcome } from './state-
  * an authorised debit from its card at any time.
  */
 
+/** What POST /recurring/subscribes says of its subscription, beside its first payment's fields. */
+export interface SubscriptionFields {
+  billingCycle: BillingCycle;
+  /** whole cycles between charges, at least 1 */
+  billingPeriod: number;
+  /** ISO 8601 UTC; absent: the payment's creation */
+  startDate?: string;
+  planId?: string;
+  customerId?: string;
+  cardName?: string;
+}
+
+/** The facts of POST /recurring/subscribes: its first payment's card, and its subscription. */
+export interface CreateSubscriptionFacts extends CardFacts {
+  subscription: SubscriptionFields;
+  /** the startDate as sent, when one was sent: named by the refusal of one that is no date */
+  startDateSent?: string;
+}
+
+/** The facts of POST /recurring/subscribes. */
+export const createSubscriptionFacts: FactsOf<CreateSubscriptionFacts> = (parts, shared, store) => {
+  const facts: CreateSubscriptionFacts = { ...cardFacts(parts, shared, store), subscription: subscriptionFields(parts.body) };
+  const startDate = stringOf(parts.body, 'startDate');
+  if (startDate !== undefined) facts.startDateSent = startDate;
+  return facts;
+};
+
+/**
+ * The subscription fields of POST /recurring/subscribes, as the document
+ * validated them: `billingPeriod` a whole number of cycles ("1" in the
+ * provider's example; 1 when absent), `startDate` in the provider's
+ * `2020-02-25 00:00:00` form or ISO 8601.
+ */
+function subscriptionFields(body: Body): SubscriptionFields {
+  const period = Number(body.billingPeriod ?? 1);
+  const fields: SubscriptionFields = {
+    billingCycle: textOf(body, 'billingCycle').toUpperCase() as BillingCycle,
+    billingPeriod: Number.isInteger(period) && period >= 1 ? period : 1,
+  };
+  const sent = stringOf(body, 'startDate');
+  const startDate = sent === undefined ? undefined : startDateOf(sent);
+  if (startDate !== undefined) fields.startDate = startDate;
+  for (const field of ['planId', 'customerId', 'cardName'] as const) {
+    const value = stringOf(body, field);
+    if (value !== undefined && value !== '') fields[field] = value;
+  }
+  return fields;
+}
+
+/** What PUT /recurring/updates asks: a status, an amount (normalised to two decimals), or both. */
+export interface SubscriptionUpdate {
+  status?: Subscription['status'];
+  amount?: string;
+}
+
+/** The facts of PUT /recurring/updates: what it asks. */
+export const updateSubscriptionFacts: FactsOf<{ subscriptionUpdate: SubscriptionUpdate }> = ({ body }) => ({
+  subscriptionUpdate: {
+    ...(body.status === 'ACTIVE' || body.status === 'INACTIVE' ? { status: body.status } : {}),
+    ...(typeof body.amount === 'string' && AMOUNT_PATTERN.test(body.amount) ? { amount: normaliseAmount(body.amount) } : {}),
+  },
+});
+
+/** The facts of the subscription lists: the merchant's subscriptions (the payments that started one), oldest first, and the path's customerId. */
+export interface SubscriptionListFacts {
+  subscriptions: Payment[];
+  customerId?: string;
+}
+
+/** The facts of GET /recurring/publicKey/{publicKey} and of the customer lists. */
+export const subscriptionListFacts: FactsOf<SubscriptionListFacts> = ({ params }, { publicKey }, store) => {
+  const facts: SubscriptionListFacts = { subscriptions: store.payments(publicKey).filter((stored) => stored.subscription !== undefined) };
+  if (params.customerId !== undefined) facts.customerId = params.customerId;
+  return facts;
+};
+
+/** The facts of POST /recurring/charge: the card of its authorization code, and whether it named a country. */
+export interface ChargeSubscriptionFacts extends CardFacts {
+  /** false: the charge takes the country of the payment whose card it charges */
+  countrySent: boolean;
+}
+
+/** The facts of POST /recurring/charge. */
+export const chargeSubscriptionFacts: FactsOf<ChargeSubscriptionFacts> = (parts, shared, store) => ({
+  ...cardFacts(parts, shared, store),
+  countrySent: parts.body.country !== undefined,
+});
+
 /**
  * POST /recurring/subscribes: the subscription's first payment, a card
  * payment pending its customer's authentication (`S20`, `redirectUrl`),
@@ -29,11 +120,11 @@ import { REASON_HEADER, refusalReason, transition, type Outcome } from './state-
  * @throws ApiError 409 Transaction with reference exists for a reused
  *   paymentReference (the catalogue's rule); 400 INPUT for a startDate that is no calendar date
  */
-export function createSubscription(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
-  const fields = facts.subscription!;
+export function createSubscription(facts: RequestFacts & CreateSubscriptionFacts, selection: Selection, env: OperationEnv): Answer {
+  const fields = facts.subscription;
   const now = env.now();
-  if (typeof facts.body.startDate === 'string' && fields.startDate === undefined) throw inputError(`startDate ${facts.body.startDate.slice(0, 40)} is no date: send yyyy-MM-dd HH:mm:ss`);
-  const record = newPayment(facts, facts.newPayment!, 'CARD', now);
+  if (facts.startDateSent !== undefined && fields.startDate === undefined) throw inputError(`startDate ${facts.startDateSent.slice(0, 40)} is no date: send yyyy-MM-dd HH:mm:ss`);
+  const record = newPayment(facts, facts.newPayment, 'CARD', now);
   record.authorizationCode = authorizationCodeOf(record.linkingReference);
   record.subscription = {
     billingCycle: fields.billingCycle,
@@ -72,9 +163,9 @@ export function getSubscription(facts: RequestFacts, selection: Selection): Answ
  * oldest first, those of one customer when the path names one; an empty
  * list when there are none.
  */
-export function listSubscriptions(facts: RequestFacts, selection: Selection): Answer {
+export function listSubscriptions(facts: RequestFacts & SubscriptionListFacts, selection: Selection): Answer {
   const customerId = facts.customerId;
-  const subscriptions = (facts.subscriptions ?? []).filter((payment) => customerId === undefined || payment.subscription!.customerId === customerId);
+  const subscriptions = facts.subscriptions.filter((payment) => customerId === undefined || payment.subscription!.customerId === customerId);
   return answerWith(selection.rule, () => subscriptions.map(subscriptionView), 'subscriptions');
 }
 
@@ -86,9 +177,9 @@ export function listSubscriptions(facts: RequestFacts, selection: Selection): An
  * (S12 Transaction Failed) and changes nothing.
  * @throws ApiError 404 Subscription Not Found for an unknown billingId
  */
-export function updateSubscription(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+export function updateSubscription(facts: RequestFacts & { subscriptionUpdate: SubscriptionUpdate }, selection: Selection, env: OperationEnv): Answer {
   const payment = facts.payment;
-  const update = facts.subscriptionUpdate!;
+  const update = facts.subscriptionUpdate;
   if (!payment?.subscription) throw subscriptionNotFound(facts.paymentReference ?? '');
   const rule = selection.rule;
   const event = { type: 'update-subscription', status: update.status ?? payment.subscription.status, ...(update.amount ? { amount: update.amount } : {}) } as const;
@@ -107,15 +198,15 @@ export function updateSubscription(facts: RequestFacts, selection: Selection, en
  *   provider's body) for a code that is none of the merchant's paid ones;
  *   409 for a reused paymentReference
  */
-export function chargeSubscription(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+export function chargeSubscription(facts: RequestFacts & ChargeSubscriptionFacts, selection: Selection, env: OperationEnv): Answer {
   const source = facts.tokenPayment;
   if (!source?.card) {
     const error = providerError(400, 'Invalid/Missing parameters = authorizationCode', 'invalid-parameters');
     error.headers[REASON_HEADER] = `authorizationCode ${(facts.authorizationCode ?? '').slice(0, 40)} is no paid subscription or card tokenisation of merchant ${facts.publicKey}`;
     throw error;
   }
-  const fields = facts.newPayment!;
-  const record = chargeRecord(facts.merchant, source, { ...fields, country: facts.body.country === undefined ? source.country : fields.country }, { billingId: source.paymentReference, kind: 'debit' }, env.now());
+  const fields = facts.newPayment;
+  const record = chargeRecord(facts.merchant, source, { ...fields, country: facts.countrySent ? fields.country : source.country }, { billingId: source.paymentReference, kind: 'debit' }, env.now());
   return answerCreating(facts, selection, record, (payment) => ({
     code: payment.code,
     message: payment.message,

@@ -3,24 +3,16 @@ import express, { type RequestHandler } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { carriesBody, declaresJson, foreignOrigin, UNSAFE_METHODS } from '../control/guards.js';
 import type { Journal } from '../control/journal.js';
-import { httpOutcome, type Answer, type Links, type Operation, type OperationEnv, type PayloadEnvelope, type Write } from '../domain/answer.js';
-import { authenticateMerchant, checkPublicKey, exchangeKey, exchangeKeys, merchantOfPublicKey } from '../domain/authentication.js';
-import { computeHash, createCheckoutLink } from '../domain/checkout.js';
+import { httpOutcome, type Answer, type Links, type OperationEnv, type PayloadEnvelope, type Write } from '../domain/answer.js';
+import { authenticateMerchant, checkPublicKey, exchangeKey, merchantOfPublicKey } from '../domain/authentication.js';
 import type { MerchantClocks } from '../clock/clocks.js';
 import { commitWrites, type Outbox } from '../domain/commit.js';
-import { createOrder, createOrderAfterPayment, getOrderByOrderId, getOrderByReference, listOrders, updateOrders } from '../domain/orders.js';
-import { cancelPayment, completePayment, initiatePayment, refundPayment } from '../domain/payments.js';
-import { authorisePayment, authorisePayment3ds, capturePayment, chargeCard, chargeToken, createCardToken, tokenizeCard } from '../domain/card-operations.js';
-import { listBanks, listNetworks } from '../domain/lookups.js';
-import { createRefund } from '../domain/refunds.js';
-import { chargeTokenBulk, searchTokenBulk } from '../domain/bulk-charges.js';
-import { chargeSubscription, createSubscription, getSubscription, listSubscriptions, updateSubscription } from '../domain/subscriptions.js';
-import { factsOf, type Body } from '../domain/request.js';
+import { errorFamilyOf, prepareOperation } from '../domain/registry.js';
+import type { Body } from '../domain/request.js';
 import { REASON_HEADER } from '../domain/state-machine.js';
-import { queryPayment, queryPaymentV3 } from '../domain/status-query.js';
 import { ApiError, badRequest, foreignOriginRefused, methodNotAllowed, notFound, unsupportedMediaType } from '../errors.js';
 import type { Merchant } from '../model/records.js';
-import { PROVIDER_ERROR_OPERATIONS, type OperationId } from '../model/operations.js';
+import type { OperationId } from '../model/operations.js';
 import { SCENARIO_HEADER, type ScenarioSelector } from '../scenarios/selector.js';
 import type { Store } from '../store/store.js';
 import { operationId, type HttpOperation } from '../validation/operations.js';
@@ -92,47 +84,6 @@ export function apiBaseOf(url: string | undefined): ApiBase | undefined {
 
 /** True when a request target is under one of API_BASES. */
 export const isApiTarget = (url: string | undefined): boolean => apiBaseOf(url) !== undefined;
-
-/** The domain operation of each operationId of openapi/payments-api.yaml. */
-const OPERATIONS: Record<OperationId, Operation> = {
-  exchangeKeys,
-  computeHash,
-  initiatePayment,
-  createCheckoutLink,
-  createOrder,
-  updateOrders,
-  listOrders,
-  validatePayment: completePayment,
-  completeMomoPayment: completePayment,
-  refundPayment,
-  cancelPayment,
-  queryPayment,
-  authorisePayment,
-  authorisePayment3ds,
-  capturePayment,
-  chargeCard,
-  tokenizeCard,
-  completeCardOtp: completePayment,
-  listBanks,
-  listNetworks,
-  createOrderAfterPayment,
-  getOrderByReference,
-  getOrderByOrderId,
-  createRefund,
-  queryPaymentV3,
-  createCardToken,
-  chargeToken,
-  createSubscription,
-  getSubscription,
-  listSubscriptions,
-  listCustomerSubscriptions: listSubscriptions,
-  listKeyCustomerSubscriptions: listSubscriptions,
-  listOwnCustomerSubscriptions: listSubscriptions,
-  updateSubscription,
-  chargeSubscription,
-  chargeTokenBulk,
-  searchTokenBulk,
-};
 
 /** Methods whose body is ignored: clients such as the provider's Node SDK send one on GET (README decision). */
 const BODYLESS = new Set(['GET', 'HEAD', 'DELETE']);
@@ -217,14 +168,15 @@ export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: Serve
     exchange.operation = route.id;
     const merchant = await readRequest(route, req, res, params);
     const checked = { method: req.method ?? 'GET', path: exchange.path, query: exchange.query, headers: req.headers, body: req.body };
-    const body = validateBody(route.operation, checked, res, exchange, { lenient: !deps.strict });
+    const body = validateBody(route.operation, checked, res, exchange, { lenient: !deps.strict, providerErrors: route.providerErrors });
     const known = resolveMerchant(route, merchant, body);
     const stored = deps.store.merchant(known.publicKey);
     const newMerchant = stored === undefined;
     // Only the key exchange binds a stored merchant again: any other request's merchant may have been read before its body, and replaced since.
     const bindsMerchant = newMerchant || (route.id === 'exchangeKeys' && stored !== known);
     const parts = { operation: route.id, body, sent: (req.body ?? {}) as Body, params, query: exchange.query, headers: req.headers };
-    const facts = (exchange.facts = factsOf(parts, known, newMerchant, deps.store));
+    const prepared = prepareOperation(parts, known, newMerchant, deps.store);
+    const facts = (exchange.facts = prepared.facts);
     // The one decision about the request, before the operation runs: a fault that must
     // change nothing, or a forced HTTP error, happens here, before anything is stored.
     const header = req.headers[SCENARIO_HEADER];
@@ -234,7 +186,7 @@ export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: Serve
     if (fault === 'hang') return deps.hung.hold(req, exchange, fault);
     if (selection.forced && selection.rule.then.http) throw httpOutcome(selection.rule);
     const env: OperationEnv = { links: deps.links, now: () => deps.clocks.now(known.publicKey), accountMinimum, decide };
-    const answer = OPERATIONS[route.id](facts, selection, env);
+    const answer = prepared.run(selection, env);
     // A new merchant, or one a key exchange bound again after a reset, is stored once its request is answered (README decisions 2, 27).
     await commitWrites(deps.store, bindsMerchant ? [merchantWrite(known), ...answer.writes] : answer.writes, deps.outbox);
     return respond(req, res, exchange, answer);
@@ -320,7 +272,7 @@ function routeOf(operation: HttpOperation): Route {
     names,
     allowBasic: (operation.security ?? []).some((set) => set.some((scheme) => scheme.type === 'http' && scheme.scheme === 'basic')),
     optionalAuth: (operation.security ?? []).some((set) => set.length === 0),
-    providerErrors: PROVIDER_ERROR_OPERATIONS.has(operationId(operation) as OperationId),
+    providerErrors: errorFamilyOf(operationId(operation) as OperationId) === 'provider',
   };
 }
 

@@ -1,56 +1,23 @@
+import { OPERATION_IDS } from './operation-ids.js';
+
 /**
  * The operation vocabulary of the Payments API, shared by every floor of the
  * sandbox (scenarios, domain, HTTP, control, store): the operationIds of
  * openapi/payments-api.yaml and the initiate variants.
  */
 
-/** The operations of the Payments API, by the operationIds of openapi/payments-api.yaml. */
-export type OperationId =
-  | 'exchangeKeys' | 'computeHash' | 'initiatePayment' | 'createCheckoutLink' | 'createOrder'
-  | 'updateOrders' | 'listOrders' | 'validatePayment' | 'completeMomoPayment' | 'refundPayment' | 'cancelPayment' | 'queryPayment'
-  | CardOperationId | LookupOperationId | OrderOperationId | RefundsOperationId | QueryV3OperationId | SubscriptionOperationId | BulkOperationId;
-
-/** The card operations beyond the spec's eleven, as the provider describes them (external-api.yml; README, "Card pre-authorisation"). */
-export type CardOperationId =
-  | 'authorisePayment' | 'authorisePayment3ds' | 'capturePayment' | 'chargeCard' | 'tokenizeCard' | 'completeCardOtp'
-  | 'createCardToken' | 'chargeToken';
-
-/** The lookups the provider's SDKs call beside payments (README decision 52). */
-export type LookupOperationId = 'listBanks' | 'listNetworks';
-
-/** The order operations beyond the spec's three: an order after payment and the order look-ups (README decision 54). */
-export type OrderOperationId = 'createOrderAfterPayment' | 'getOrderByReference' | 'getOrderByOrderId';
-
-/** The refunds API of the provider's current documentation (README decision 55). */
-export type RefundsOperationId = 'createRefund';
-
-/** The status query under `/api/v3`, the path of the provider's current documentation (README decision 56). */
-export type QueryV3OperationId = 'queryPaymentV3';
-
 /**
- * The subscription operations (the provider's subscription page,
- * external-api.yml InitiateSubscription and GetaSubscription; README,
- * "Subscriptions"); the customer's subscriptions are listed under the three
- * path shapes the SDKs use: the documentation's and the Python and Java
- * SDKs' (`listCustomerSubscriptions`), the Node SDK's
- * (`listKeyCustomerSubscriptions`) and the PHP SDK's (`listOwnCustomerSubscriptions`).
+ * The operations of the Payments API: the operationIds of
+ * openapi/payments-api.yaml, read from the document when the project is
+ * built (scripts/operation-ids.mjs), so that the document is the one list of
+ * them. The operation registry (src/domain/registry.ts) is checked against it
+ * by the compiler, and the catalogue schema's and the control API's lists of
+ * steps are filled from it when they are read (STEPS).
  */
-export type SubscriptionOperationId =
-  | 'createSubscription' | 'getSubscription' | 'listSubscriptions' | 'listCustomerSubscriptions' | 'listKeyCustomerSubscriptions'
-  | 'listOwnCustomerSubscriptions' | 'updateSubscription' | 'chargeSubscription';
+export { OPERATION_IDS };
 
-/** The documentation's bulk token charge and its search (README decision 60). */
-export type BulkOperationId = 'chargeTokenBulk' | 'searchTokenBulk';
-
-/**
- * Operations whose refusals are the provider's own body,
- * `{"status":"ERROR","data":{"code":"S12","message":...}}`: credential and
- * parameter errors of refund and cancel (README decisions), and of the card
- * operations that share their family (external-api.yml, 400Response1-11).
- */
-export const PROVIDER_ERROR_OPERATIONS: ReadonlySet<OperationId> = new Set<OperationId>([
-  'refundPayment', 'cancelPayment', 'authorisePayment', 'capturePayment', 'chargeCard', 'tokenizeCard', 'chargeToken', 'chargeSubscription', 'chargeTokenBulk',
-]);
+/** An operation of the Payments API: one of OPERATION_IDS. */
+export type OperationId = (typeof OPERATION_IDS)[number];
 
 /**
  * What happens to a payment outside the Payments API, decided by the
@@ -70,5 +37,35 @@ export const OUTSIDE_EVENTS: readonly OutsideEvent[] = [
 /** What a scenario can answer: an operation of the Payments API, or an event outside it. */
 export type Step = OperationId | OutsideEvent;
 
+/**
+ * Every Step, operations first: the values of a rule's `operation` in the
+ * catalogue schema and of `PaymentsOperationId` in the control API's
+ * document, filled in when either is read (fillSteps).
+ */
+export const STEPS: readonly Step[] = [...OPERATION_IDS, ...OUTSIDE_EVENTS];
+
 /** The initiate variants (spec, Initiate-payment request; USSD and TRANSFER as `paymentType`: README decisions): the variant a scenario can match. */
 export type Variant = 'CARD' | 'ACCOUNT' | 'MOMO' | 'TRANSFER' | 'USSD';
+
+/**
+ * The key by which a schema of the catalogue schema or of the control API's
+ * document asks for STEPS as its `enum`: the files name no operation
+ * themselves, so that the registry's list is the only one.
+ */
+export const STEPS_MARKER = 'x-enum-of';
+
+/**
+ * Gives every schema in a parsed JSON or YAML value that carries
+ * `x-enum-of: steps` the enum STEPS, in place.
+ * @param value plain data as JSON.parse or a YAML parser's toJS gives it
+ */
+export function fillSteps(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const item of value) fillSteps(item);
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  const schema = value as Record<string, unknown>;
+  if (schema[STEPS_MARKER] === 'steps') schema.enum = [...STEPS];
+  for (const child of Object.values(schema)) fillSteps(child);
+}

@@ -1,5 +1,4 @@
 import { inputError, missingParameter, paymentTypeMissing } from '../errors.js';
-import { PROVIDER_ERROR_OPERATIONS, type OperationId } from '../model/operations.js';
 import { refuseEmptyRequired, relax, unredirectableUrls } from './leniency.js';
 import { operationId, requestViolations, type HttpOperation, type RequestToCheck, type Violation } from './operations.js';
 
@@ -7,6 +6,11 @@ import { operationId, requestViolations, type HttpOperation, type RequestToCheck
 export interface CheckOptions {
   /** accept what the provider's clients send beyond the spec's types, with warnings (false: `--strict`, or the control API) */
   lenient: boolean;
+  /**
+   * refuse a parameter error with the provider's `Invalid/Missing parameters`
+   * body: the operations of the provider's error family (src/domain/registry.ts)
+   */
+  providerErrors?: boolean;
 }
 
 /** A request that passed: its body to act on, and the leniencies it needed. */
@@ -26,7 +30,7 @@ export interface CheckedRequest {
  * @throws ApiError 400 Payment Type cannot be null for an initiate body
  *   without paymentType (spec, Errors); the provider's `Invalid/Missing
  *   parameters` body for refund, cancel and the card operations
- *   (PROVIDER_ERROR_OPERATIONS); otherwise 400 INPUT with a
+ *   (`options.providerErrors`); otherwise 400 INPUT with a
  *   message that names every offending field.
  */
 export function checkRequest(operation: HttpOperation, request: RequestToCheck, raw: Buffer | undefined, options: CheckOptions): CheckedRequest {
@@ -51,7 +55,7 @@ export function checkRequest(operation: HttpOperation, request: RequestToCheck, 
     }
   }
   if (violations.length === 0) return { body: relaxedBody, warnings: [...warnings] };
-  if (PROVIDER_ERROR_OPERATIONS.has(id as OperationId)) throw missingParameter(fieldOf(violations[0]!));
+  if (options.providerErrors) throw missingParameter(fieldOf(violations[0]!));
   throw inputError(describe(violations));
 }
 

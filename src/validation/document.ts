@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import { getHttpOperationsFromSpec } from '@stoplight/prism-http/dist/utils/operations.js';
+import { fillSteps } from '../model/operations.js';
 import { prismLikeAjv, type AjvKind } from './ajv.js';
 import type { HttpOperation } from './http-shapes.js';
 import { preparedName, sourceHash } from './prepared.js';
@@ -34,6 +35,8 @@ export async function parseDocument(file: string, bytes?: Buffer): Promise<Parse
   const source = sourceHash(bytes ?? (await readFile(file)));
   // Plain data from here on: the prepared copy must be the same objects, JSON round trip included.
   const operations = JSON.parse(JSON.stringify(await getHttpOperationsFromSpec(file))) as HttpOperation[];
+  // The control API's document names no operation: the sandbox's list of steps is the one source.
+  fillSteps(operations);
   const prefix = preparedName(file).replace(/[^A-Za-z0-9]/g, '_');
   const parsed: ParsedDocument = { source, operations, plans: [], schemas: {}, validators: {} };
   const ajvs = new Map<AjvKind, ReturnType<typeof prismLikeAjv>>();

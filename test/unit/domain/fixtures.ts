@@ -1,7 +1,8 @@
 import { expect } from 'vitest';
 import { ApiError } from '../../../src/errors.js';
 import type { Answer, OperationEnv, Write } from '../../../src/domain/answer.js';
-import { factsOf, type Body, type RequestFacts } from '../../../src/domain/request.js';
+import { OPERATIONS, type FactsFor } from '../../../src/domain/registry.js';
+import type { Body } from '../../../src/domain/request.js';
 import { linkingReferenceOf } from '../../../src/domain/merchants.js';
 import type { OperationId } from '../../../src/model/operations.js';
 import type { Merchant, Order, Payment } from '../../../src/model/records.js';
@@ -71,9 +72,19 @@ export async function newStore(): Promise<Store> {
   return store;
 }
 
-/** The facts of a request of MERCHANT, by the real factsOf. `sent` is the body as the client sent it (the body itself by default). */
-export function factsFor(store: Store, operation: OperationId, body: Body, more: { params?: Record<string, string>; sent?: Body; merchant?: Merchant } = {}): RequestFacts {
-  return factsOf({ operation, body, sent: more.sent ?? body, params: more.params ?? {}, headers: {} }, more.merchant ?? MERCHANT, false, store);
+/**
+ * The facts of a request of MERCHANT, by the operation's own facts in the
+ * registry. `sent` is the body as the client sent it (the body itself by default).
+ */
+export function factsFor<K extends OperationId>(
+  store: Store,
+  operation: K,
+  body: Body,
+  more: { params?: Record<string, string>; sent?: Body; merchant?: Merchant } = {},
+): FactsFor<K> {
+  const parts = { operation, body, sent: more.sent ?? body, params: more.params ?? {}, headers: {} };
+  // The registry's entry of `operation` makes the facts its run reads; the compiler cannot follow a generic key to it.
+  return OPERATIONS[operation].factsOf(parts, more.merchant ?? MERCHANT, false, store) as FactsFor<K>;
 }
 
 /** A payment of MERCHANT (SUCCESSFUL, by card, unless `fields` say otherwise), with its real linkingReference; put in `store` when given. */
