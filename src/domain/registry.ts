@@ -10,7 +10,8 @@ import { noFacts, operation, type ErrorFamily, type PreparedOperation, type Regi
 import {
   createOrder, createOrderAfterPayment, createOrderFacts, getOrderByOrderId, getOrderByReference, listOrders, orderChangeFacts, storedOrderFacts, storedOrdersFacts, updateOrders,
 } from './orders.js';
-import { amountFacts, cancelPayment, cardOtpBody, completePayment, initiateFacts, initiatePayment, refundPayment } from './payments.js';
+import { cardOtpBody, completePayment } from './completions.js';
+import { amountFacts, cancelPayment, initiateFacts, initiatePayment, refundPayment } from './payments.js';
 import { createRefund } from './refunds.js';
 import { billingIdOf, type RequestParts } from './request.js';
 import { queryPayment, queryPaymentV3 } from './status-query.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { completePayment, initiatePayment, settleExternally } from '../../../src/domain/payments.js';
+import { completePayment } from '../../../src/domain/completions.js';
+import { initiatePayment, settleExternally } from '../../../src/domain/payments.js';
 import { linkingReferenceOf } from '../../../src/domain/merchants.js';
 import { answer, rule } from '../scenarios/rules.js';
 import { ENGINE, ENV, MERCHANT, NOW, factsFor, newStore, onePayment, payment, scenario, selection, summary, thrown, untouched } from './fixtures.js';
