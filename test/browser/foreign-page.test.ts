@@ -1,3 +1,4 @@
+// @module-tag browser
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

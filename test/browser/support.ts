@@ -3,17 +3,19 @@ import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM } from './chromium.js';
 
 /**
- * Browser harness: Debian's Chromium driven by playwright-core (no browser
- * download), a merchant callback server on loopback, and screenshots kept
- * under test-results/.
+ * Browser harness: Chromium (Debian's, or CHROMIUM_PATH) driven by
+ * playwright-core (no browser download), a merchant callback server on
+ * loopback, and screenshots kept under test-results/.
  */
 
-/** Where Chromium is: CHROMIUM_PATH, else Debian's package. */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-/** Starts headless Chromium. @throws Error saying how to install it when it is missing. */
+/**
+ * Starts headless Chromium.
+ * @throws Error saying how to install it when it is missing: met in CI, which
+ * runs the browser tests whatever the machine has (elsewhere they are skipped).
+ */
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH`);

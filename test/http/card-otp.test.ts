@@ -4,8 +4,10 @@ import { ApiClient, cardPayment, momoPayment, sandboxWithMerchant, type TestMerc
 
 /**
  * POST /payments/otp, the provider's card OTP endpoint (README decision 51;
- * ../shared/provider/surface.md, 4): both shapes its SDKs send complete a
- * pending card payment, and the answer carries the provider's keys.
+ * the provider's card payment documentation; of its SDKs, the Python and
+ * Java SDKs send a nested `transaction`, the PHP SDK's card service a flat
+ * body): both shapes complete a pending card payment, and the answer carries
+ * the provider's keys.
  */
 
 let sandbox: Sandbox;

@@ -5,7 +5,8 @@ import { accountPayment, ApiClient, cardPayment, checkoutLink, freshReference, m
 
 /**
  * Every request the provider's SDKs make to the paths the sandbox serves
- * (README, "Endpoints"; ../shared/provider/surface.md, 1-10), with the
+ * (README, "Endpoints"; "surface.md N" below is a section of the notes on the
+ * provider's SDK surface, read from the SDKs endpoint by endpoint), with the
  * method, path shape, credentials and body each SDK really sends: none may
  * answer 404, which is what a path the sandbox does not serve answers. Where
  * an SDK sends the wrong method, the answer is 405 naming the right one in

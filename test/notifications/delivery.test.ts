@@ -57,7 +57,7 @@ const advance = async (merchant: TestMerchant, by: string) => {
   return advanced.body;
 };
 
-/** The data fields of a `transaction` event in the provider's sample (../shared/provider/notifications.md). */
+/** The data fields of a `transaction` event in the provider's sample (its webhook documentation). */
 const TRANSACTION_FIELDS = [
   'amount', 'mobile', 'reference', 'gatewayMessage', 'publicKey', 'businessName', 'fee', 'productId', 'channelType', 'maskedPan', 'sourceIP',
   'deviceType', 'fullname', 'email', 'gatewayReference', 'country', 'currency', 'narration', 'createdAt', 'updatedAt', 'lastFourDigits',

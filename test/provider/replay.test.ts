@@ -9,10 +9,10 @@ import { ProviderDocument, type ProviderOperation, type ResponseExample } from '
 
 /**
  * Replays the request examples of the provider's own OpenAPI description
- * (../shared/provider/external-api.yml) against a sandbox, and compares each
- * answer with the provider's response example for the same case: status,
- * result code, and the field names of payments, products, subscriptions and
- * error bodies.
+ * (those it uses, kept as test data in fixtures/provider-examples.json)
+ * against a sandbox, and compares each answer with the provider's response
+ * example for the same case: status, result code, and the field names of
+ * payments, products, subscriptions and error bodies.
  * What differs must be exactly what KNOWN_DIFFERENCES lists, so a new
  * difference and one that has gone away both fail, naming the case.
  */
