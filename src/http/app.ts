@@ -5,14 +5,19 @@ import { controlRouter, type ControlDependencies } from '../control/router.js';
 import { API_BASE, API_BASES, apiListener, isApiTarget, type ApiDependencies } from './api.js';
 import { renderError } from './render-error.js';
 import { hostGuard } from './host-guard.js';
+import { socketlessHandler, type SandboxAnswer, type SandboxRequest } from './handle.js';
 
 export { API_BASE, EXPOSED_HEADERS } from './api.js';
 
 /** The base path of the control API. */
 export const CONTROL_BASE = '/__sandbox';
 
-/** Everything the express app is made of. */
-export type AppDependencies = ApiDependencies & ControlDependencies;
+/** Everything the express app is made of, and the Host of a request `handle()` is given without one. */
+export type AppDependencies = ApiDependencies &
+  ControlDependencies & {
+    /** the `host` of the sandbox's url (`127.0.0.1:4010`), known once it listens */
+    host: () => string;
+  };
 
 /** The sandbox's HTTP surface: the express app, and the listener a server serves it with. */
 export interface SandboxApp {
@@ -20,6 +25,8 @@ export interface SandboxApp {
   app: Express;
   /** what the HTTP and HTTPS servers call: the Payments API directly, everything else through `app` */
   listener: RequestListener;
+  /** `Sandbox.handle()`: one request served in process, without a socket (src/http/handle.ts) */
+  handle: (request: SandboxRequest) => Promise<SandboxAnswer>;
 }
 
 /**
@@ -70,7 +77,8 @@ export function createApp(deps: AppDependencies): SandboxApp {
     throw notFound(`No resource at ${req.method} ${req.path}; the Payments API is under ${API_BASE}`);
   });
   app.use(renderError(deps.selector.engine.random, API_BASE));
-  return { app, listener: (req, res) => (isApiTarget(req.url) ? api(req, res) : app(req, res)) };
+  const handle = socketlessHandler({ api, app, isApiTarget, host: deps.host });
+  return { app, listener: (req, res) => (isApiTarget(req.url) ? api(req, res) : app(req, res)), handle };
 }
 
 // The pages and the dashboard are for browsers, which come later if at all: built on the first request

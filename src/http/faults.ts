@@ -27,6 +27,8 @@ export class HungConnections {
   hold(req: IncomingMessage, exchange: ApiExchange, fault: Fault): void {
     exchange.fault = fault;
     const socket = req.socket;
+    // A request served without a socket (Sandbox.handle) has no client to wait for: it is let go of at once.
+    if ((socket as Socket & { socketless?: boolean }).socketless) return void socket.destroy();
     this.sockets.add(socket);
     const timer = setTimeout(() => socket.destroy(), HANG_LIMIT_MS);
     socket.once('close', () => {
