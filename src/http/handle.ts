@@ -1,6 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Express } from 'express';
-import inject from 'light-my-request';
 import { exchangeOf } from './exchange.js';
 
 /** One request handed to `Sandbox.handle()`, without a socket. */
@@ -38,6 +37,9 @@ export interface HandleTargets {
   /** the Host a request without one carries: the sandbox url's `host` (`127.0.0.1:4010`) */
   host: () => string;
 }
+
+let injection: ReturnType<typeof loadInjection> | undefined;
+const loadInjection = () => import('light-my-request');
 
 // Headers node's HTTP transport adds to every answer: a socket-free answer has no connection to describe.
 const CONNECTION_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
@@ -81,6 +83,8 @@ export function socketlessHandler(targets: HandleTargets): (request: SandboxRequ
       };
       (api ? targets.api : express)(req, res);
     };
+    // Loaded on the first use: start-up, and a sandbox that never calls handle(), need none of it.
+    const { inject } = await (injection ??= loadInjection());
     try {
       const answer = await inject(dispatch, { method: request.method, url: request.url, headers, payload: body, validate: false });
       const fault = faultOf(served);
