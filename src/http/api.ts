@@ -1,8 +1,9 @@
 import cors from 'cors';
 import express, { type RequestHandler } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { carriesBody, declaresJson, foreignOrigin, UNSAFE_METHODS } from '../control/guards.js';
-import type { Journal } from '../control/journal.js';
+import { declaresJson } from '../guards/media-type.js';
+import { carriesBody, foreignOrigin, UNSAFE_METHODS } from '../guards/origin.js';
+import type { Journal } from '../journal/journal.js';
 import { httpOutcome, type Answer, type Links, type Operation, type OperationEnv, type PayloadEnvelope, type Write } from '../domain/answer.js';
 import { authenticateMerchant, checkPublicKey, exchangeKey, exchangeKeys, merchantOfPublicKey } from '../domain/authentication.js';
 import { computeHash, createCheckoutLink } from '../domain/checkout.js';
@@ -26,10 +27,10 @@ import type { Store } from '../store/store.js';
 import { operationId, type HttpOperation } from '../validation/operations.js';
 import { beginExchange, exchangeOf, sendJson, type ApiExchange } from './exchange.js';
 import { delayMs, dropConnection, pause, type HungConnections } from './faults.js';
-import { hostRefusal, type AllowedHosts } from './host-guard.js';
+import { hostRefusal, type AllowedHosts } from '../guards/host.js';
 import { recordOnClose } from './journal-recorder.js';
 import { headerSafe, renderApiError } from './render-error.js';
-import type { RequestLog } from './request-log.js';
+import type { RequestLog } from '../log/request-log.js';
 import { validateBody } from './validate.js';
 
 /** What the Payments API router needs. */

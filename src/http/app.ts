@@ -4,7 +4,7 @@ import { notFound } from '../errors.js';
 import { controlRouter, type ControlDependencies } from '../control/router.js';
 import { API_BASE, API_BASES, apiListener, isApiTarget, type ApiDependencies } from './api.js';
 import { renderError } from './render-error.js';
-import { hostGuard } from './host-guard.js';
+import { hostGuard } from '../guards/host.js';
 import { socketlessHandler, type SandboxAnswer, type SandboxRequest } from './handle.js';
 
 export { API_BASE, EXPOSED_HEADERS } from './api.js';

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { hideExchangeKey, hideIssuedTokens, type Journal } from '../control/journal.js';
+import { hideExchangeKey, hideIssuedTokens, type Journal } from '../journal/journal.js';
 import { merchantOfToken } from '../domain/authentication.js';
 import { parseExchangeKey } from '../domain/merchants.js';
 import type { Store } from '../store/store.js';
 import type { ApiExchange } from './exchange.js';
-import type { RequestLog } from './request-log.js';
+import type { RequestLog } from '../log/request-log.js';
 
 type Body = Record<string, unknown> | undefined;
 
@@ -47,7 +47,7 @@ export function recordOnClose(req: IncomingMessage & { body?: unknown }, res: Se
       fault: exchange.fault,
       warnings: exchange.warnings,
       durationMs: Number(process.hrtime.bigint() - started) / 1e6,
-      // The journal redacts by value and bounds all it keeps (src/control/journal-bounds.ts), in one pass over a body.
+      // The journal redacts by value and bounds all it keeps (src/journal/bounds.ts), in one pass over a body.
       request: { headers: req.headers, query: exchange.query, body: hideExchangeKey(body) },
       response: exchange.responseBody === undefined ? undefined : { body: hideIssuedTokens(exchange.responseBody) },
     });
