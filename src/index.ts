@@ -8,10 +8,11 @@ import seedrandom from 'seedrandom/seedrandom.js';
 import { createApp, API_BASE } from './http/app.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, reapConnections, tolerateTrailingBytes } from './http/client-errors.js';
 import { HungConnections } from './http/faults.js';
-import { requestLog, type LogFormat, type LogLevel } from './http/request-log.js';
-import { Journal } from './control/journal.js';
+import type { SandboxAnswer, SandboxRequest } from './http/handle.js';
+import { requestLog, type LogFormat, type LogLevel } from './log/request-log.js';
+import { Journal } from './journal/journal.js';
 import { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE } from './defaults.js';
-import { AllowedHosts } from './http/host-guard.js';
+import { AllowedHosts } from './guards/host.js';
 import { loadCatalogue, SHIPPED_SCENARIOS } from './scenarios/catalogue.js';
 import { ScenarioEngine } from './scenarios/engine.js';
 import { OverrideBook } from './scenarios/overrides.js';
@@ -42,8 +43,13 @@ export { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE };
 /** How long a connection may stay silent before its first request (30 s), and how many each listener holds open at once (2000), unless `idleTimeoutMs` and `maxConnections` say otherwise (README, "Security"). */
 export { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS };
 
+/** The origin of a sandbox started with `listen: false` and no `publicUrl`: the CLI's default address, named by its links and accepted as a Host. */
+export const SOCKETLESS_URL = 'http://127.0.0.1:4010';
+
 /** How to start a sandbox. Every field is optional. */
 export interface SandboxOptions {
+  /** false: open no server at all (no HTTP, HTTPS or proxy listener), serve only `Sandbox.handle()`; `url` is then `publicUrl`, or SOCKETLESS_URL. Default true */
+  listen?: boolean;
   /** TCP port; 0 (the default) picks a free one */
   port?: number;
   /** interface to listen on; default 127.0.0.1 */
@@ -100,14 +106,15 @@ export interface SandboxOptions {
 
 /** A running sandbox. */
 export interface Sandbox {
-  /** the origin it listens on, e.g. http://127.0.0.1:4010 */
+  /** the origin it listens on, e.g. http://127.0.0.1:4010; with `listen: false`, `publicUrl` or SOCKETLESS_URL, on which nothing listens */
   url: string;
   /** the Payments API base, `${url}/api/v2` */
   apiBase: string;
   /** the base of the links it hands out (`--public-url`, or `url`) */
   publicUrl: string;
   app: Express;
-  server: Server;
+  /** the HTTP listener; absent with `listen: false` */
+  server?: Server;
   store: Store;
   engine: ScenarioEngine;
   selector: ScenarioSelector;
@@ -130,6 +137,19 @@ export interface Sandbox {
   warnings: readonly string[];
   /** what falls due and when; `agenda.advance(publicKey, ms)` moves a merchant's clock as the control API does */
   agenda: Agenda;
+  /**
+   * Serves one request in process, without a socket, as the listener would
+   * have answered it (src/http/handle.ts): a Payments API target straight to
+   * the API's core (src/api/handle.ts), the control API and the pages
+   * through the express app; journalled and logged the same way, a Payments
+   * API request once answered. Works whether the sandbox listens or not. A
+   * request without `Host` is sent with the host of `url`, one with a body
+   * but no Content-Length with its length. The rule's delay is waited; a
+   * fault resolves with `fault` and status 0, a `hang` at once (journalled
+   * then, as if the client had given up at once).
+   * @throws only when the sandbox itself fails (never for an error answer, which is a status)
+   */
+  handle(request: SandboxRequest): Promise<SandboxAnswer>;
   /** stops accepting connections, waits for pending writes, writes a last snapshot */
   close(): Promise<void>;
 }
@@ -161,6 +181,8 @@ export function controlOperations(): Promise<HttpOperation[]> {
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const limits = connectionLimits(options);
+  const listen = options.listen ?? true;
+  if (!listen && (options.httpsPort !== undefined || options.proxyPort !== undefined)) throw new Error('httpsPort and proxyPort need a listening sandbox: they cannot be given with listen: false');
   // The log's module loads while the documents are read.
   const logging = requestLog(options.logLevel ?? 'silent', options.logFormat ?? 'pretty', options.logDestination);
   const [operations, controls, scenarios] = await Promise.all([
@@ -194,7 +216,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const agenda = new Agenda({ store, clocks, engine, outbox, dispatcher });
   let state: 'starting' | 'ok' | 'stopping' = 'starting';
   let publicUrl = '';
-  const { app, listener } = createApp({
+  let url = '';
+  const { app, listener, handle } = createApp({
     operations,
     controlOperations: controls,
     store,
@@ -214,49 +237,61 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     log,
     documents: { 'payments-api': PAYMENTS_API_DOCUMENT, 'control-api': CONTROL_API_DOCUMENT },
     publicUrl: () => publicUrl,
+    host: () => new URL(url).host,
     links: {
       authenticate: (linkingReference) => `${publicUrl}/pages/authenticate/${encodeURIComponent(linkingReference)}`,
       checkout: (linkingReference) => `${publicUrl}/pages/checkout/${encodeURIComponent(linkingReference)}`,
     },
   });
-  // Without a Host, Node would answer its own bodiless 400: the Host guard answers instead, in the API's shape.
-  const server = createServer({ requireHostHeader: false }, listener);
   // Every listener (HTTP, HTTPS, proxy) shapes its parser's refusals and bounds its connections alike.
   const prepare = (each: Server | HttpsServer) => {
     tolerateTrailingBytes(each);
     reapConnections(each, limits);
   };
-  prepare(server);
   const host = options.host ?? '127.0.0.1';
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 0, host, () => resolve());
-    });
-  } catch (error) {
-    // A taken port or an unknown host: the store opened for this start must be let go of.
-    await store.close().catch(() => undefined);
-    throw error;
+  let server: Server | undefined;
+  let address = '127.0.0.1';
+  if (listen) {
+    // Without a Host, Node would answer its own bodiless 400: the Host guard answers instead, in the API's shape.
+    const http = createServer({ requireHostHeader: false }, listener);
+    prepare(http);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        http.once('error', reject);
+        http.listen(options.port ?? 0, host, () => resolve());
+      });
+    } catch (error) {
+      // A taken port or an unknown host: the store opened for this start must be let go of.
+      await store.close().catch(() => undefined);
+      throw error;
+    }
+    server = http;
+    const bound = http.address() as AddressInfo;
+    address = bound.address;
+    url = `http://${host.includes(':') ? `[${host}]` : host}:${bound.port}`;
+    // Every interface is no address to hand out: links name this machine, which is what a client here can reach.
+    publicUrl = (options.publicUrl ?? (EVERY_INTERFACE.has(host) ? `http://localhost:${bound.port}` : url)).replace(/\/+$/, '');
+    allowedHosts.addListening(host);
+  } else {
+    // Nothing listens: the url only names the sandbox, for its links and the Host of handle()'s requests.
+    publicUrl = (options.publicUrl ?? SOCKETLESS_URL).replace(/\/+$/, '');
+    url = publicUrl;
   }
-  const { address, port } = server.address() as AddressInfo;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  // Every interface is no address to hand out: links name this machine, which is what a client here can reach.
-  publicUrl = (options.publicUrl ?? (EVERY_INTERFACE.has(host) ? `http://localhost:${port}` : url)).replace(/\/+$/, '');
-  allowedHosts.addListening(host);
   allowedHosts.addUrl(publicUrl);
   let tls: TlsListeners | undefined;
-  if (options.httpsPort !== undefined || options.proxyPort !== undefined) {
+  if (server && (options.httpsPort !== undefined || options.proxyPort !== undefined)) {
     try {
       // Loaded only when asked for: the certificate code brings a crypto library the plain HTTP sandbox never needs.
       const { startTlsListeners } = await import('./tls/listeners.js');
       tls = await startTlsListeners(listener, { host, httpsPort: options.httpsPort, proxyPort: options.proxyPort, tlsHosts: options.tlsHosts, caDir: options.caDir, prepare, handshakeTimeoutMs: limits.idleTimeoutMs });
     } catch (error) {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => server!.close(() => resolve()));
       await store.close();
       throw error;
     }
   }
-  const warnings = [...store.warnings, ...(!isLoopback(address) && !options.controlToken ? [openWarning(host, port)] : [])];
+  const port = Number(new URL(url).port || 80);
+  const warnings = [...store.warnings, ...(server && !isLoopback(address) && !options.controlToken ? [openWarning(host, port)] : [])];
   for (const warning of warnings) warnInLog(warning, options);
   agenda.start();
   state = 'ok';
@@ -280,15 +315,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     clocks,
     agenda,
     warnings,
+    handle,
     close: () =>
       (closing ??= (async () => {
         state = 'stopping';
         hung.releaseAll();
         await Promise.all([
-          new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            server.closeIdleConnections();
-          }),
+          server &&
+            new Promise<void>((resolve) => {
+              server.close(() => resolve());
+              server.closeIdleConnections();
+            }),
           tls?.close(),
         ]);
         await agenda.stop();
@@ -361,4 +398,5 @@ export { ScenarioEngine } from './scenarios/engine.js';
 export { ApiError } from './errors.js';
 export { CertificateAuthorityError, defaultCaDir } from './tls/ca-folder.js';
 export type { Payment, Order, PaymentStatus } from './model/records.js';
-export type { LogFormat, LogLevel } from './http/request-log.js';
+export type { LogFormat, LogLevel } from './log/request-log.js';
+export type { SandboxAnswer, SandboxRequest } from './http/handle.js';

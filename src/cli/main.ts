@@ -5,9 +5,9 @@ import type { SandboxOptions } from '../index.js';
 import { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE, DEFAULT_MAX_MERCHANTS } from '../defaults.js';
 import { caDirOption, tlsBanner, tlsHosts } from './tls-options.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS } from '../http/client-errors.js';
-import { hostName } from '../http/host-guard.js';
+import { hostName } from '../guards/host.js';
 import { NOTIFICATION_EVENT_TYPES } from '../model/notifications.js';
-import { LOG_LEVELS } from '../http/request-log.js';
+import { LOG_LEVELS } from '../log/request-log.js';
 import { SYNC_LEVELS, type SyncLevel } from '../store/sync-level.js';
 
 // Each sub-command loads what it needs when it runs: `--help` and `scenarios list` never load the server.

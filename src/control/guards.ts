@@ -1,7 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestHandler } from 'express';
 import { ApiError } from '../errors.js';
+import { mediaTypeOf } from '../guards/media-type.js';
+import { carriesBody, foreignOrigin, UNSAFE_METHODS } from '../guards/origin.js';
 
 /**
  * The guards in front of the control API, so that neither a web page the
@@ -9,11 +10,8 @@ import { ApiError } from '../errors.js';
  * (README, "The control API"; control-api.yaml, "Access"). Each refuses in
  * the control API's error shape, `{message, error}`. The Payments API
  * refuses what a web page sends uninvited by the same rules (foreignOrigin,
- * declaresJson), in its own error shape (src/http/api.ts).
+ * declaresJson, src/guards/), in its own error shape (src/api/core.ts).
  */
-
-/** The methods that change state; the others only read. */
-export const UNSAFE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * Cross-site request forgery: a state-changing request must come from no
@@ -63,54 +61,3 @@ export function controlToken(token: string | undefined, open: readonly string[])
 }
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
-
-/**
- * The origin of a request a web page of another site sent, or undefined for
- * one sent by no page (no `Origin`: curl, the SDKs, a server) or by a page of
- * the sandbox itself. Another site: an `Origin` whose scheme, host and port
- * are not the ones the request was sent to (`null` included, which sandboxed
- * frames and local files send), or `Sec-Fetch-Site: cross-site`.
- * @returns the Origin as sent (at most 100 characters), or `another site` when only Sec-Fetch-Site tells
- */
-export function foreignOrigin(headers: IncomingHttpHeaders): string | undefined {
-  const origin = headers.origin;
-  if (origin !== undefined && !sameOrigin(origin, headers.host)) return origin.slice(0, 100);
-  // What the browser says of the page that sent the request, whatever the Origin claims.
-  if (headers['sec-fetch-site'] === 'cross-site') return origin?.slice(0, 100) ?? 'another site';
-  return undefined;
-}
-
-/** True when a request carries a body: a length above zero, or one sent in chunks. */
-export function carriesBody(headers: IncomingHttpHeaders): boolean {
-  return headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
-}
-
-/** The media type of a Content-Type header, lower case, without its parameters (`charset`); undefined without the header. */
-export function mediaTypeOf(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  const semicolon = header.indexOf(';');
-  return (semicolon < 0 ? header : header.slice(0, semicolon)).trim().toLowerCase();
-}
-
-/**
- * True for a Content-Type that declares JSON: `application/json` or a
- * structured `application/<name>+json`, in any case, with any parameters
- * (`application/json; charset=utf-8`).
- */
-export function declaresJson(header: string | undefined): boolean {
-  // What every known client sends, answered before anything is sliced.
-  if (header === 'application/json') return true;
-  const type = mediaTypeOf(header);
-  return type !== undefined && (type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json')));
-}
-
-// Same origin for the sandbox: the Origin's host and port are the ones the request was sent to.
-function sameOrigin(origin: string, host: string | undefined): boolean {
-  if (host === undefined) return false;
-  try {
-    const from = new URL(origin);
-    return from.host === new URL(`${from.protocol}//${host}`).host;
-  } catch {
-    return false;
-  }
-}

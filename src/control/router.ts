@@ -14,7 +14,7 @@ import { controlToken, sameOriginJson } from './guards.js';
 import { operationId, type HttpOperation } from '../validation/operations.js';
 import { documentedQueryOnly, documentedRules } from './constraints.js';
 import { DOCUMENT_PATHS, documentReader, type ServedDocuments } from './documents.js';
-import type { Journal } from './journal.js';
+import type { Journal } from '../journal/journal.js';
 import { fill, journalCursor, journalCursorId, pageBody, pageOfList, pageOfRows, pageOfSequence, pageRequest } from './paging.js';
 import { notificationHandlers, type NotificationControls } from './notifications.js';
 import { paymentView, scenarioView } from './views.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Journal, maskResponse, type JournalEntry } from '../../src/control/journal.js';
+import { Journal, maskResponse, type JournalEntry } from '../../src/journal/journal.js';
 import type { Sandbox } from '../../src/index.js';
 import { ControlClient } from '../support/control.js';
 import { accountPayment, ApiClient, sandboxForTest, type TestMerchant } from '../support/sandbox.js';

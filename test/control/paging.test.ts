@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { JournalEntry } from '../../src/control/journal.js';
+import type { JournalEntry } from '../../src/journal/journal.js';
 import type { Sandbox } from '../../src/index.js';
 import { ControlClient } from '../support/control.js';
 import { sandboxForTest } from '../support/sandbox.js';

@@ -1,4 +1,4 @@
-import { boundBody, boundHeaders, boundName, boundQuery, boundWarnings, TEXT_MAX } from './journal-bounds.js';
+import { boundBody, boundHeaders, boundName, boundQuery, boundWarnings, TEXT_MAX } from './bounds.js';
 
 /**
  * The request journal: the last Payments API requests with their answers,
@@ -8,7 +8,7 @@ import { boundBody, boundHeaders, boundName, boundQuery, boundWarnings, TEXT_MAX
  * journal is the counter-example).
  */
 
-/** One journalled request, as the control API shows it: bounded and redacted (src/control/journal-bounds.ts). */
+/** One journalled request, as the control API shows it: bounded and redacted (src/journal/bounds.ts). */
 export interface JournalEntry {
   id: number;
   /** ISO 8601 UTC time the request arrived */
@@ -222,4 +222,4 @@ function keptForm(entry: JournalEntry): JournalEntry {
   };
 }
 
-export { hideExchangeKey, hideIssuedTokens, maskResponse } from './journal-masks.js';
+export { hideExchangeKey, hideIssuedTokens, maskResponse } from './masks.js';

@@ -1,4 +1,4 @@
-import type { JournalEntry } from '../control/journal.js';
+import type { JournalEntry } from '../journal/journal.js';
 import type { Delivery, DeliveryAttempt } from '../model/notifications.js';
 import { escapeControls } from '../redaction/controls.js';
 import { redactText } from '../redaction/redact.js';
