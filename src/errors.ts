@@ -7,7 +7,7 @@ export interface ErrorBody {
 /**
  * The provider's error envelope, where the spec shows no error body (refund,
  * cancel, the hash endpoint): `{status: "ERROR", data: {code, message}}`
- * (../shared/provider/external-api.yml, 400Response2-11, 403Response2-3).
+ * (the provider's public OpenAPI description, 400Response2-11, 403Response2-3).
  */
 export interface ErrorEnvelope {
   status: 'ERROR';
@@ -97,7 +97,8 @@ export const subscriptionNotFound = (billingId: string): ApiError =>
 
 /**
  * 405 for a known path asked with another method, naming the method it takes
- * (README decision: the SDK sends refund and cancel as GET).
+ * (docs/decisions.md#d23-unknown-paths, docs/decisions.md#d49-node-sdk-gets: the Node SDK sends
+ * refund and cancel as GET).
  */
 export const methodNotAllowed = (method: string, path: string, allowed: string[]): ApiError =>
   new ApiError(
@@ -173,7 +174,7 @@ export const unsupportedMediaType = (type: string | undefined): ApiError =>
 /**
  * 503 Merchant limit reached / PROCESSING: a new merchant when the sandbox
  * already keeps `limit` of them; nothing is stored, and the merchants it has
- * keep working (README, "Where the spec is silent"). `X-Sandbox-Detail` says
+ * keep working (docs/decisions.md#d44-merchant-limit). `X-Sandbox-Detail` says
  * what to do.
  */
 export const merchantLimitReached = (limit: number): ApiError =>

@@ -11,7 +11,7 @@ import express, { type RequestHandler } from 'express';
  * read exactly (src/validation/leniency.ts).
  */
 
-/** How much a body may hold: `merchant`, up to 1 MB (README decision 21); `stranger`, up to 64 KB. */
+/** How much a body may hold: `merchant`, up to 1 MB (docs/decisions.md#d21-json-bodies); `stranger`, up to 64 KB. */
 export type BodyLimit = 'merchant' | 'stranger';
 
 /** A body as read: parsed (undefined when the request had none, or its method's body is ignored), and its bytes. */
@@ -26,7 +26,7 @@ export interface JsonBody {
  */
 export type BodyReader = (limit: BodyLimit) => Promise<JsonBody>;
 
-/** Methods whose body is ignored: clients such as the provider's Node SDK send one on GET (README decision). */
+/** Methods whose body is ignored: clients such as the provider's Node SDK send one on GET (docs/decisions.md#d21-json-bodies). */
 export const BODYLESS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'DELETE']);
 
 /** A request stream body-parser reads: node's request, or bytes in memory (bytesReader). */

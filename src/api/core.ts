@@ -55,9 +55,9 @@ export const EXPOSED_HEADERS = ['X-Sandbox-Scenario', 'X-Sandbox-Warnings', 'X-S
 
 /**
  * The prefixes the Payments API is served under: `/api/v2`, and `/api/v3`,
- * where the provider's current documentation queries a payment (README
- * decision 56). `server` is the base its operations' paths are relative to:
- * the document's `/api/v2`, or `/api` for an operation that names its own
+ * where the provider's current documentation queries a payment
+ * (docs/decisions.md#d56-status-query-v3). `server` is the base its operations' paths are relative
+ * to: the document's `/api/v2`, or `/api` for an operation that names its own
  * server (`/v3/payments/query/{paymentReference}`).
  */
 export const API_BASES = [
@@ -131,8 +131,8 @@ export interface PaymentsApi {
    */
   exchange(request: ApiRequest): ApiExchange;
   /**
-   * Answers one request, one way through (docs/design.md, "A request: one
-   * way through"). Never rejects: every error is an answer.
+   * Answers one request, one way through (docs/design.md, "One request, end to end"). Never
+   * rejects: every error is an answer.
    * @param exchange the one `exchange(request)` started; a new one without it
    */
   handleApi(request: ApiRequest, exchange?: ApiExchange): Promise<ApiAnswer>;
@@ -239,7 +239,8 @@ export function paymentsApi(deps: ApiDependencies): PaymentsApi {
     if (selection.forced && selection.rule.then.http) throw httpOutcome(selection.rule);
     const env: OperationEnv = { links: deps.links, now: () => deps.clocks.now(known.publicKey), accountMinimum, decide };
     const answer = prepared.run(selection, env);
-    // A new merchant, or one a key exchange bound again after a reset, is stored once its request is answered (README decisions 2, 27).
+    // A new merchant, or one a key exchange bound again after a reset, is stored once its request is answered
+    // (docs/decisions.md#d02-merchants-on-first-use, docs/decisions.md#d27-reset-releases-keys).
     await commitWrites(deps.store, bindsMerchant ? [merchantWrite(known), ...answer.writes] : answer.writes, deps.outbox);
     return respond(request, begun, answer);
   }
@@ -269,7 +270,7 @@ export function paymentsApi(deps: ApiDependencies): PaymentsApi {
   }
 
   // Credentials come from the headers, so a request without valid ones is refused before its body is
-  // read: a stranger's megabyte costs neither parsing nor memory (README decision 22).
+  // read: a stranger's megabyte costs neither parsing nor memory (docs/decisions.md#d22-check-order).
   async function readRequest(route: Route, request: ApiRequest, begun: ApiExchange, params: Record<string, string>): Promise<Merchant | undefined> {
     let merchant: Merchant | undefined;
     if (route.id !== 'exchangeKeys' && !(route.optionalAuth && request.headers.authorization === undefined)) {

@@ -10,7 +10,7 @@ import type { BodyReader } from './body.js';
  * One Payments API request as a transport hands it to the core
  * (src/api/core.ts): node's HTTP server (src/http/api-listener.ts) or
  * `Sandbox.handle()` (src/api/handle.ts). The body is read only when the
- * core asks for it, once the credentials are checked (README decision 22).
+ * core asks for it, once the credentials are checked (docs/decisions.md#d22-check-order).
  */
 export interface ApiRequest {
   /** as sent, upper case */

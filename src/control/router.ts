@@ -44,8 +44,8 @@ export interface ControlDependencies {
 type Handler = (req: Request, res: Response) => Promise<void> | void;
 
 /**
- * The control API under `/__sandbox` (openapi/control-api.yaml; README,
- * "Control API"): scenarios, overrides, the journal, stored state, settling
+ * The control API under `/__sandbox` (openapi/control-api.yaml; README, "The control API"):
+ * scenarios, overrides, the journal, stored state, settling
  * payments, reset, health and readiness. A request goes: same-origin JSON
  * check -> control token -> JSON body -> documented query parameters only ->
  * validation against the document -> the rules its descriptions state ->

@@ -71,7 +71,7 @@ export interface OperationEnv {
   /**
    * The catalogue's rule for one item of a batch by its values alone (the
    * engine: no header, no override): each item of a bulk token charge is
-   * decided as a charge-token of its own (README decision 60).
+   * decided as a charge-token of its own (docs/decisions.md#d60-bulk-token-charge).
    */
   decide(facts: Facts): Scenario;
 }
@@ -123,13 +123,13 @@ export function envelope(code: string, message: string, fields: Record<string, u
 
 /**
  * A refusal decided by the payment state machine rather than the catalogue:
- * S12 "Transaction Failed" with empty payments (README, "Where the spec is silent").
+ * S12 "Transaction Failed" with empty payments (docs/decisions.md#d12-payment-states).
  */
 export function refused(rule: string, reason: string): Answer {
   return { scenario: rule, reason, body: envelope('S12', 'Transaction Failed', { payments: {} }), writes: [] };
 }
 
-/** An answer the domain decides itself, not a catalogue rule (README decisions: RR, the state machine's refusals). */
+/** An answer the domain decides itself, not a catalogue rule (RR and the state machine's refusals: docs/decisions.md#d12-payment-states, docs/decisions.md#d35-refusal-reasons). */
 export function answered(scenario: string, code: string, message: string, fields: Record<string, unknown>): Answer {
   return { scenario, body: envelope(code, message, fields), writes: [] };
 }

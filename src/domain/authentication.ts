@@ -13,10 +13,10 @@ import type { Merchant } from '../model/records.js';
  * Who is calling (spec, Authentication): the key exchange, and the bearer or
  * Basic credentials of every other operation. Test key pairs are accepted;
  * live ones are refused. A new pair is not stored here: its merchant is
- * stored with the answer of the request it authenticated (README decision
- * 2), so a refused request creates no merchant. A merchant is bound to the
- * secret key it first brought; only a reset releases it, and then only the
- * key exchange binds it again (README decision 27).
+ * stored with the answer of the request it authenticated
+ * (docs/decisions.md#d02-merchants-on-first-use), so a refused request creates no merchant. A
+ * merchant is bound to the secret key it first brought; only a reset releases it, and then only the
+ * key exchange binds it again (docs/decisions.md#d27-reset-releases-keys).
  */
 
 /**
@@ -100,7 +100,8 @@ export function merchantOfToken(store: Store, token: string): Merchant | undefin
  * authenticated one, or a live public key (403 Confirm Merchant Environment).
  * @param providerBody true for refund and cancel: 403 Bad credentials = invalid
  *   public key, the provider's answer; otherwise 401 Invalid Authentication
- *   Token, as a token that is not valid for that merchant (README decisions).
+ *   Token, as a token that is not valid for that merchant
+ *   (docs/decisions.md#d04-token-acts-for-its-merchant, docs/decisions.md#d31-refund-cancel-errors).
  */
 export function checkPublicKey(merchant: Merchant, publicKey: unknown, providerBody = false): void {
   if (typeof publicKey !== 'string') return;

@@ -13,7 +13,7 @@ import { REASON_HEADER, transition } from './state-machine.js';
 
 /**
  * The documentation's bulk token charge (its "Card Tokenise and Charge"
- * page; README decision 60): a JSON array of charges by authorization code,
+ * page; docs/decisions.md#d60-bulk-token-charge): a JSON array of charges by authorization code,
  * answered with a batch id in the page's own envelope, `{code, message,
  * payload}`, and looked up by that id. Each item is a payment, charged as
  * POST /payments/charge-token would charge it.

@@ -24,8 +24,7 @@ import { REASON_HEADER, refusalReason, transition, type PaymentEvent } from './s
 /**
  * The HTTP status of each card operation's envelope: the provider's document
  * labels them 201, and its PHP SDK's tests, run against the provider, expect
- * 201 of authorise, charge and tokenize and 200 of capture (README, "Where
- * the spec is silent").
+ * 201 of authorise, charge and tokenize and 200 of capture (docs/decisions.md#d48-card-operations).
  */
 export const CARD_ANSWER_STATUS = { authorisePayment: 201, authorisePayment3ds: 200, capturePayment: 200, chargeCard: 201, tokenizeCard: 201 } as const;
 
@@ -139,7 +138,7 @@ export function tokenizeCard(facts: CardRequest, selection: Selection, env: Oper
 
 /**
  * POST /payments/create-token, the documentation's tokenisation (its "Card
- * tokenisation" page; README decision 58): a card payment that waits for its
+ * tokenisation" page; docs/decisions.md#d58-token-flow): a card payment that waits for its
  * customer on the card authentication page (`S20`, `redirectUrl`), as a card
  * initiate does; once it is paid, its `authorizationCode` (on the status
  * query) charges the card again through POST /payments/charge-token.

@@ -9,8 +9,7 @@ import { stringOf, type Body, type RequestFacts } from './request.js';
 
 /**
  * Hosted checkout (spec, endpoints 2 and 4): the payload hash and the payment
- * link. The spec does not say what is hashed; README "Where the spec is
- * silent" gives the rule implemented here.
+ * link. The spec does not say what is hashed; docs/decisions.md#d10-checkout-hash gives the rule implemented here.
  */
 
 /** The payload fields that enter the hash, in the order they are joined (sorted by name). */
@@ -26,7 +25,7 @@ export const LINK_PAYMENT_STATUS = '08';
  * HASHED_FIELDS present in the body, sorted by name, joined as `name=value`
  * with `&` (values as JavaScript prints them: raw, not URL-encoded, a null as
  * `null`), the merchant's secret key appended with no separator; SHA-256,
- * lower-case hex (README decision "The checkout hash"; the provider's example
+ * lower-case hex (docs/decisions.md#d10-checkout-hash; the provider's example
  * hash verifies with it).
  * @param order `sorted`: the rule; `as-sent`: the fields in the body's own order, only to explain a mismatch
  */

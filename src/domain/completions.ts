@@ -8,13 +8,13 @@ import { refusalReason, transition, type PaymentEvent } from './state-machine.js
 
 /**
  * Completions: a pending payment completed with the OTP its customer was
- * sent (spec, endpoints 8 and 9; the provider's card OTP, README decision 51).
+ * sent (spec, endpoints 8 and 9; the provider's card OTP, docs/decisions.md#d51-card-otp).
  */
 
-/** The completion endpoints: the spec's validate and momo/otp, and the provider's card OTP (README decision 51). */
+/** The completion endpoints: the spec's validate and momo/otp, and the provider's card OTP (docs/decisions.md#d51-card-otp). */
 type Completion = 'validatePayment' | 'completeMomoPayment' | 'completeCardOtp';
 
-/** Which methods each completion endpoint completes (README decision: validate also takes card OTPs). */
+/** Which methods each completion endpoint completes (docs/decisions.md#d15-which-endpoint-completes: validate also takes card OTPs). */
 const COMPLETES: Record<Completion, readonly PaymentMethod[]> = {
   validatePayment: ['ACCOUNT', 'CARD'],
   completeMomoPayment: ['MOMO'],
@@ -36,7 +36,7 @@ const COMPLETED_BY: Record<PaymentMethod, string> = {
  * The body of POST /payments/otp as one flat `{linkingReference, otp}`:
  * the provider's Python and Java SDKs send
  * `{"transaction": {"linkingreference", "otp"}}`, its PHP SDK the flat
- * `{linkingReference, otp, publicKey}` (README decision 51).
+ * `{linkingReference, otp, publicKey}` (docs/decisions.md#d51-card-otp).
  */
 export function cardOtpBody(body: Body): Body {
   const nested = typeof body.transaction === 'object' && body.transaction !== null ? (body.transaction as Body) : body;

@@ -6,7 +6,7 @@ import type { Scenario } from '../scenarios/scenario.js';
  * What falls due for a payment left PENDING (README, "Time"): the settlement
  * its rule promises (`settle` in the catalogue), or else the end of its
  * lifetime; and for a pre-authorisation left AUTHORIZED, its expiry. The spec
- * names no lifetime; these are the README's decision.
+ * names no lifetime; these are decided in docs/decisions.md#d40-pending-lifetimes.
  */
 
 /**
@@ -29,7 +29,7 @@ export const PENDING_LIFETIMES: Readonly<Record<PaymentMethod, string>> = {
  * How long a card pre-authorisation stays AUTHORIZED with nothing captured,
  * as an ISO 8601 duration: the provider's document says only "valid for a
  * limited period of time"; seven days is the hold most card issuers keep
- * (README decision 48).
+ * (docs/decisions.md#d48-card-operations).
  */
 export const AUTHORISATION_LIFETIME = 'P7D';
 

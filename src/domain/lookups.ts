@@ -5,7 +5,7 @@ import { answerWith, type Answer, type OperationEnv } from './answer.js';
 import type { RequestFacts } from './request.js';
 
 /**
- * The lookups the provider's SDKs call beside payments (README decision 52):
+ * The lookups the provider's SDKs call beside payments (docs/decisions.md#d52-bank-lookups):
  * the banks of a merchant's account payments and the mobile money networks.
  * They change nothing.
  */

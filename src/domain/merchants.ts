@@ -6,7 +6,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * refuses live ones with "Confirm Merchant Environment".
  */
 
-/** Prefixes of test and live keys (README, "Where the spec is silent"). */
+/** Prefixes of test and live keys (docs/decisions.md#d01-test-and-live-keys). */
 export const KEY_PREFIX = {
   testPublic: 'SBTESTPUBK_',
   testSecret: 'SBTESTSECK_',
@@ -59,7 +59,7 @@ const TOKEN_PREFIX = 'SBTOKEN_';
  * The bearer token of a merchant: `SBTOKEN_<base64url public key>.<mac>`,
  * where mac is the first 32 hex chars of HMAC-SHA256(secret key, public key).
  * Deterministic, so a token survives restarts and needs no storage; it
- * never expires (README: the spec does not give a lifetime).
+ * never expires (docs/decisions.md#d03-bearer-tokens: the spec does not give a lifetime).
  */
 export function issueToken(merchant: KeyPair): string {
   return issued(merchant).text;
@@ -102,7 +102,7 @@ const tokenMac = (merchant: KeyPair): string =>
  * HMAC-SHA256 with the merchant's secret key over `<publicKey>:<paymentReference>`.
  * Deterministic for the merchant, so its tests and the OpenAPI examples can
  * name it in advance; unguessable for anyone else, so a payment's checkout
- * page cannot be found from its public key and reference (README decision 9).
+ * page cannot be found from its public key and reference (docs/decisions.md#d09-linking-reference).
  */
 export function linkingReferenceOf(merchant: KeyPair, paymentReference: string): string {
   const mac = createHmac('sha256', merchant.secretKey).update(`${merchant.publicKey}:${paymentReference}`).digest('hex');

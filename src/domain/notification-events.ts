@@ -5,7 +5,7 @@ import type { Payment } from '../model/records.js';
 
 /**
  * The notifications a payment's change causes, in the provider's shape
- * (../shared/provider/notifications.md; README, "Notifications"). Built from
+ * (the provider's webhook page; README, "Notifications"). Built from
  * the stored record the state machine returned and the one it replaced;
  * never from a request.
  */
@@ -30,7 +30,8 @@ export const SANDBOX_BUSINESS_NAME = 'Sandbox Test Business';
  * left PENDING causes none. The
  * provider names events for successes, failures and refunds; those for
  * cancelled and expired payments and for the moves of a pre-authorisation
- * are the README's decisions ("Where the spec is silent", 40 and 57).
+ * are decided in docs/decisions.md#d36-cancel-expiry-notifications,
+ * docs/decisions.md#d40-pending-lifetimes and docs/decisions.md#d57-preauth-notifications.
  * @param before the record `after` replaces; absent for a new payment
  */
 export function eventsOf(before: Payment | undefined, after: Payment): EventDraft[] {

@@ -19,7 +19,7 @@ export type Route = `${'GET' | 'POST' | 'PUT'} /${string}`;
  * the spec's (`spec`: 401 `{error}`, 400 INPUT), or the provider's own
  * `{"status":"ERROR","data":{"code":"S12",...}}` (`provider`: refund and
  * cancel, and the card operations of their family; external-api.yml,
- * 400Response1-11; README, "Where the spec is silent").
+ * 400Response1-11; docs/decisions.md#d31-refund-cancel-errors).
  */
 export type ErrorFamily = 'spec' | 'provider';
 
@@ -45,7 +45,7 @@ export interface Operation<F extends object> {
   errors: ErrorFamily;
   /**
    * The body the shared facts are read from, when the operation takes more
-   * than one shape of it (POST /payments/otp, README decision 51); the body
+   * than one shape of it (POST /payments/otp, docs/decisions.md#d51-card-otp); the body
    * as validated otherwise.
    */
   body?: (body: Body) => Body;

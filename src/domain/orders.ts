@@ -155,7 +155,7 @@ export const MAX_ORDER_ITEMS = 1000;
 
 /**
  * PUT /products/orders: items are matched by orderId; a known one is
- * replaced (keeping its createdAt), a new one is added (README decision).
+ * replaced (keeping its createdAt), a new one is added (docs/decisions.md#d19-order-updates).
  * Answers the updated records, without timestamps (spec, endpoint 6).
  * @throws ApiError 404 Transaction Not Found / NOT_FOUND when the merchant has
  *   no order with that paymentReference (external-api.yml, Order404Response1);

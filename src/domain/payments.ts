@@ -17,7 +17,7 @@ import { stringOf, textOf, type Body, type RequestFacts } from './request.js';
 /**
  * Payments: initiate, refund and cancel (spec, endpoints 3, 10 and 11; the
  * completions are src/domain/completions.ts), with the state machine of
- * README decision 12 (payment states):
+ * docs/decisions.md#d12-payment-states (payment states):
  * PENDING -> SUCCESSFUL | FAILED | CANCELLED; SUCCESSFUL -> REFUNDED.
  * Each operation takes the request's facts (src/domain/request.ts) and the
  * selection, and answers with the records to store.
@@ -56,7 +56,7 @@ export function variantOf(body: Body): Variant {
  * POST /payments/initiates: answers 20, S20, NIP, 00 or a business failure as
  * the selected rule says; a rule with a `state` creates the payment through
  * the state machine.
- * @throws ApiError 400 INPUT for a USSD payment without its bank (README decision 61)
+ * @throws ApiError 400 INPUT for a USSD payment without its bank (docs/decisions.md#d61-ussd)
  */
 export function initiatePayment(facts: RequestFacts & InitiateFacts, selection: Selection, env: OperationEnv): Answer {
   const { newPayment: fields, variant, bankCode } = facts;
@@ -81,7 +81,7 @@ export function initiatePayment(facts: RequestFacts & InitiateFacts, selection: 
 const USSD_PREFIXES: Readonly<Record<string, string>> = { '058': '737', '033': '919', '011': '894', '232': '822', '035': '945', '057': '966', '044': '901' };
 
 /**
- * What a USSD payment asks its customer to dial (README decision 61): the
+ * What a USSD payment asks its customer to dial (docs/decisions.md#d61-ussd): the
  * bank's short code and a 4-digit `providerreference` derived from the
  * payment's linkingReference, in the provider's shape (`*901*000*8206#`); a
  * bank without a short code of its own gets `*7799*`.
@@ -132,8 +132,9 @@ export function answerCreating(
 
 /**
  * A payment record built from a request's fields, not stored. Of a card
- * only BIN, last four and a token are kept (README: full number, CVV and PIN
- * are never stored). Its linkingReference is the merchant's HMAC of the reference (README decision 9).
+ * only BIN, last four and a token are kept (docs/decisions.md#d24-card-data: full number, CVV and PIN
+ * are never stored). Its linkingReference is the merchant's HMAC of the reference
+ * (docs/decisions.md#d09-linking-reference).
  * @param now ISO 8601 UTC, its createdAt and updatedAt
  */
 export function newPayment(facts: Pick<RequestFacts, 'merchant'>, fields: NewPaymentFields, method: PaymentMethod, now: string): Payment {
@@ -176,7 +177,7 @@ export function transferAccountOf(payment: Pick<Payment, 'linkingReference' | 'f
  * What is kept of a card: BIN, last four and a token. The token is derived
  * from the payment's linkingReference (itself an HMAC with the merchant's
  * secret key), so that no one else can guess it and the same payment answers
- * the same token on every run, as its linkingReference (README decision 9).
+ * the same token on every run, as its linkingReference (docs/decisions.md#d09-linking-reference).
  */
 export const cardOf = (cardNumber: string, linkingReference: string): StoredCard => ({
   bin: cardNumber.slice(0, 6),
@@ -281,7 +282,7 @@ export function settleExternally(engine: ScenarioEngine, payment: Payment, outco
  * settlement its rule promised, through the catalogue's paymentSettlesLater
  * rules (00 Successful, or S12 Transaction Failed), or its expiry, through
  * the pendingPaymentExpires rules (those of an uncaptured authorisation too:
- * README decision 48).
+ * docs/decisions.md#d48-card-operations).
  * @param now ISO 8601 UTC on the merchant's clock
  * @returns the new record to store, or the refusal when the payment is no
  *   longer PENDING (or AUTHORIZED, for an expiry); undefined when nothing is due for it

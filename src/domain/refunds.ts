@@ -7,7 +7,7 @@ import { refusalReason, transition, type PaymentEvent } from './state-machine.js
 
 /**
  * The refunds API of the provider's current documentation, POST
- * /payments/refunds (its "Refunds" page; README decision 55): the original
+ * /payments/refunds (its "Refunds" page; docs/decisions.md#d55-refunds-api): the original
  * payment's reference and an amount, in full or in parts until all of it is
  * returned, through the same state machine as the spec's refund. Its answers
  * are always HTTP 200: `00` for a refund made, `07` for a reference the

@@ -42,24 +42,25 @@ export const OPERATIONS = {
   refundPayment: operation('POST /payments/refund', 'provider', amountFacts, refundPayment),
   cancelPayment: operation('POST /payments/cancel', 'provider', noFacts, cancelPayment),
   queryPayment: operation('GET /payments/query/{paymentReference}', 'spec', noFacts, queryPayment),
-  // The card operations (README, "Card pre-authorisation"); POST /payments/otp takes two shapes of body (README decision 51).
+  // The card operations (README, "Card pre-authorisation"); POST /payments/otp takes two shapes of body
+  // (docs/decisions.md#d51-card-otp).
   authorisePayment: operation('POST /payments/authorise', 'provider', cardFacts, authorisePayment),
   authorisePayment3ds: operation('POST /payments/authorise3ds', 'spec', cardFacts, authorisePayment3ds),
   capturePayment: operation('POST /payments/capture', 'provider', amountFacts, capturePayment),
   chargeCard: operation('POST /payments/charge', 'provider', cardFacts, chargeCard),
   tokenizeCard: operation('POST /payments/tokenize', 'provider', cardFacts, tokenizeCard),
   completeCardOtp: operation('POST /payments/otp', 'spec', noFacts, completePayment, { body: cardOtpBody }),
-  // Lookups (README decision 52).
+  // Lookups (docs/decisions.md#d52-bank-lookups).
   listBanks: operation('GET /banks/merchant/{publicKey}', 'spec', noFacts, listBanks),
   listNetworks: operation('GET /networks', 'spec', noFacts, listNetworks),
-  // Orders beyond the spec's three (README decision 54).
+  // Orders beyond the spec's three (docs/decisions.md#d54-orders-after-payment).
   createOrderAfterPayment: operation('POST /products/orders', 'spec', orderChangeFacts, createOrderAfterPayment),
   getOrderByReference: operation('GET /products/orders/publicKey/{publicKey}/paymentReference/{paymentReference}', 'spec', storedOrderFacts, getOrderByReference),
   getOrderByOrderId: operation('GET /products/orders/publicKey/{publicKey}/orderId/{orderId}', 'spec', storedOrdersFacts, getOrderByOrderId),
-  // The refunds API and the v3 status query (README decisions 55, 56).
+  // The refunds API and the v3 status query (docs/decisions.md#d55-refunds-api, docs/decisions.md#d56-status-query-v3).
   createRefund: operation('POST /payments/refunds', 'spec', amountFacts, createRefund),
   queryPaymentV3: operation('GET /v3/payments/query/{paymentReference}', 'spec', noFacts, queryPaymentV3),
-  // The documentation's token flow (README decision 58).
+  // The documentation's token flow (docs/decisions.md#d58-token-flow).
   createCardToken: operation('POST /payments/create-token', 'spec', cardFacts, createCardToken),
   chargeToken: operation('POST /payments/charge-token', 'provider', cardFacts, chargeToken),
   // Subscriptions (README, "Subscriptions"): a subscription's billingId is its first payment's paymentReference.
@@ -73,7 +74,7 @@ export const OPERATIONS = {
     reference: (body, params) => params.paymentReference ?? billingIdOf(body, params),
   }),
   chargeSubscription: operation('POST /recurring/charge', 'provider', chargeSubscriptionFacts, chargeSubscription),
-  // The documentation's bulk token charge and its search (README decision 60).
+  // The documentation's bulk token charge and its search (docs/decisions.md#d60-bulk-token-charge).
   chargeTokenBulk: operation('POST /payments/bulk-tokenize-charge', 'provider', bulkChargeFacts, chargeTokenBulk),
   searchTokenBulk: operation('GET /payments/bulk-tokenize-charge-search', 'spec', batchSearchFacts, searchTokenBulk),
 } satisfies Record<OperationId, RegisteredOperation>;

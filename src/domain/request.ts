@@ -6,7 +6,7 @@ import type { Store } from '../store/store.js';
 /**
  * The facts every Payments API request shares, read once from its validated
  * body, its path and the store, and handed to the selection, the operation
- * and the journal (docs/design.md, "A request: one way through"). What one
+ * and the journal (docs/design.md, "One request, end to end"). What one
  * operation needs beyond them it derives itself, in its family's file, and
  * the registry (src/domain/registry.ts) joins the two.
  */

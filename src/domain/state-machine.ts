@@ -4,7 +4,7 @@ import { nextChargeAfter } from './billing.js';
 import { authorisationDue } from './due.js';
 
 /**
- * The payment state machine (README decision 12): the one place where a
+ * The payment state machine (docs/decisions.md#d12-payment-states): the one place where a
  * payment comes into being or changes. Every operation, customer page and
  * control action sends it an event; it checks the event against the table
  * and builds the new record (stored records are never changed in place),
@@ -39,7 +39,7 @@ export type PaymentEventType = PaymentEvent['type'];
 
 /**
  * The table: the states an event may leave (`from`; `none` for a reference
- * not used yet) and the states it may lead to. README decision 12: completion
+ * not used yet) and the states it may lead to. docs/decisions.md#d12-payment-states: completion
  * needs PENDING, a refund SUCCESSFUL, a cancel PENDING; a PENDING payment expires (README, "Time").
  * A card pre-authorisation (README, "Card pre-authorisation") is created
  * AUTHORIZED (or PENDING, for 3-D Secure, and then settled to AUTHORIZED),
@@ -125,7 +125,7 @@ export function refundable(payment: Payment): number {
   return toMinor(payment.capturedAmount ?? payment.amount) - toMinor(payment.refundedAmount);
 }
 
-/** The response header that carries `refusalReason`, for the developer (README, "Where the spec is silent"). */
+/** The response header that carries `refusalReason`, for the developer (docs/decisions.md#d35-refusal-reasons). */
 export const REASON_HEADER = 'X-Sandbox-Reason';
 
 /**

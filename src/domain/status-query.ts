@@ -12,7 +12,7 @@ import type { Payment } from '../model/records.js';
  * The transaction status query, GET /payments/query/{paymentReference}: not
  * one of the spec's eleven endpoints, but every integration calls it when the
  * customer returns, so it answers in the shape of the provider's status check
- * (external-api.yml, CheckStatus; README, "Where the spec is silent").
+ * (external-api.yml, CheckStatus; docs/decisions.md#d33-status-query).
  */
 
 /** The code and message a rule gives as `$payment`: the stored payment's own (scenarios/payments.yaml, payment-status). */
@@ -33,7 +33,7 @@ export function queryPayment(facts: RequestFacts, selection: Selection, env: Ope
 
 /**
  * GET /api/v3/payments/query/{paymentReference}, the path of the provider's
- * current documentation (its "Verify a payment" page; README decision 56):
+ * current documentation (its "Verify a payment" page; docs/decisions.md#d56-status-query-v3):
  * the v2 answer and the fields v3 adds, `fee` (a string), `businessName`,
  * `callbackurl`, `paymentBreakdown` {amount, fee, total} (numbers) and
  * `transactionProcessedTime` (`yyyy-MM-dd HH:mm:ss.nnnnnnnnn`, the payment's
@@ -99,7 +99,7 @@ function statusView(links: Links, payment: Payment): Record<string, unknown> {
     type: payment.type ?? (payment.card && !payment.withoutAuthentication ? '3DSECURE' : undefined),
     redirectLink: payment.withoutAuthentication ? undefined : pageOf(links, payment),
     redirecturl: payment.redirectUrl ?? payment.callbackUrl,
-    // What charges the card again, once the tokenisation is paid (README decision 58).
+    // What charges the card again, once the tokenisation is paid (docs/decisions.md#d58-token-flow).
     authorizationCode: payment.status === 'SUCCESSFUL' ? payment.authorizationCode : undefined,
   };
   if (payment.card) {

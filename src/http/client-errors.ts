@@ -21,7 +21,7 @@ const PARSER_ANSWERS: Record<string, { status: string; body: { message: string; 
  * once and close the connection, so the client read that 400 instead of its
  * answer. Here the unreadable bytes are ignored while a response is under way
  * (the connection is closed after it), and otherwise answered with the spec's
- * error body (README decision "Bodies on GET").
+ * error body (docs/decisions.md#d21-json-bodies).
  */
 export function tolerateTrailingBytes(server: HttpServer | HttpsServer): void {
   const answering = new WeakMap<Socket, { req: IncomingMessage; res: ServerResponse }>();

@@ -1,7 +1,7 @@
 /**
  * The banks a merchant's account payments can use, and the mobile money
  * networks, as the provider's lookups answer them (external-api.yml,
- * BanksResponse; the Node SDK's `MobileMoneyNetworks` types; README decision 52).
+ * BanksResponse; the Node SDK's `MobileMoneyNetworks` types; docs/decisions.md#d52-bank-lookups).
  */
 
 /** Which of an account payment's fields a bank asks the customer for: `YES` or `NO`, as the provider writes them. */

@@ -2,7 +2,7 @@
  * Amounts travel as decimal strings in major units ("150.00"; spec,
  * Conventions). Inside the sandbox they are compared and added as whole minor
  * units so that no floating-point rounding can change an outcome.
- * The accepted form (up to 13 digits, up to 2 decimals) is a README decision.
+ * The accepted form (up to 13 digits, up to 2 decimals) is decided in docs/decisions.md#d07-amounts.
  */
 
 /** The pattern the OpenAPI document uses for every decimal amount. */

@@ -5,7 +5,7 @@
  */
 
 /**
- * The event types the sandbox sends (../shared/provider/notifications.md): a
+ * The event types the sandbox sends (the provider's webhook page): a
  * payment resolved, a refund processed, a subscription's charge attempted
  * (`transaction.recurrent`), an authorised debit taken (`transaction.recurring.debit`).
  */

@@ -44,7 +44,7 @@ export type Step = OperationId | OutsideEvent;
  */
 export const STEPS: readonly Step[] = [...OPERATION_IDS, ...OUTSIDE_EVENTS];
 
-/** The initiate variants (spec, Initiate-payment request; USSD and TRANSFER as `paymentType`: README decisions): the variant a scenario can match. */
+/** The initiate variants (spec, Initiate-payment request; USSD and TRANSFER as `paymentType`: docs/decisions.md#d08-transfer-variant, docs/decisions.md#d61-ussd): the variant a scenario can match. */
 export type Variant = 'CARD' | 'ACCOUNT' | 'MOMO' | 'TRANSFER' | 'USSD';
 
 /**

@@ -1,17 +1,17 @@
 /**
  * The records the sandbox keeps. Amounts are decimal strings in major units,
  * in canonical two-decimal form ("150.00"); times are ISO 8601 UTC strings.
- * Full card number, CVV and PIN are never part of a record (README).
+ * Full card number, CVV and PIN are never part of a record (docs/decisions.md#d24-card-data).
  */
 
-/** How a payment was started: the initiate variants (USSD: README decision 61), or a hosted checkout link, or an order. */
+/** How a payment was started: the initiate variants (USSD: docs/decisions.md#d61-ussd), or a hosted checkout link, or an order. */
 export type PaymentMethod = 'CARD' | 'ACCOUNT' | 'MOMO' | 'TRANSFER' | 'USSD' | 'CHECKOUT' | 'ORDER';
 
 /**
  * Where a payment stands. The spec names only REFUNDED and CANCELLED (spec,
- * States and transitions); PENDING, SUCCESSFUL and FAILED are the README's
- * names for what the result codes signal (20/S20/NIP pending, 00 success,
- * S12 failure); EXPIRED is a pending payment whose lifetime ran out (README, "Time").
+ * States and transitions); PENDING, SUCCESSFUL and FAILED are the names
+ * docs/decisions.md#d12-payment-states gives to what the result codes signal (20/S20/NIP pending, 00
+ * success, S12 failure); EXPIRED is a pending payment whose lifetime ran out (README, "Time").
  * A card pre-authorisation is AUTHORIZED, then PARTIALLY_CAPTURED or
  * CAPTURED as it is captured; a direct charge is CAPTURED; a card
  * tokenisation is TOKENIZED (the provider's names: external-api.yml,
@@ -170,7 +170,7 @@ export interface OrderItem {
   /**
    * as sent (a string, or a number read as its digits): update and list
    * answer an integer when it is all digits, as the spec shows, and the value
-   * as sent otherwise (README decision "Order productId")
+   * as sent otherwise (docs/decisions.md#d19-order-updates)
    */
   productId: string;
   productDescription: string;

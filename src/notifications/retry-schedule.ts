@@ -3,7 +3,7 @@ import type { DeliverySchedule } from '../model/notifications.js';
 
 /**
  * When a delivery that was not acknowledged is tried again, as the
- * provider's webhook page says (../shared/provider/notifications.md):
+ * provider's webhook page says (the provider's webhook page):
  * `current` is the page served now, `legacy` its older version, which a
  * merchant can choose (README, "Notifications").
  */

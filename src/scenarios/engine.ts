@@ -22,7 +22,7 @@ export interface Facts {
 /**
  * Picks the outcome of a request from the catalogue by the values of the
  * request: the first rule that is not explicit and whose match holds wins
- * (README, "Scenarios"). The header and override selectors sit in front of it
+ * (docs/design.md, "How an outcome is chosen"). The header and override selectors sit in front of it
  * (src/scenarios/selector.ts).
  */
 export class ScenarioEngine {

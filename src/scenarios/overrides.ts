@@ -5,7 +5,7 @@ import type { Delay, Fault } from './scenario.js';
  * An override set over the control API: a scenario (and/or a delay or fault)
  * forced on the requests of one merchant or of the whole sandbox, until
  * deleted (sticky) or for the next `times` requests it applies to.
- * Overrides live in memory only (README, "Where the spec is silent").
+ * Overrides live in memory only (docs/decisions.md#d26-in-memory-test-session).
  */
 export interface Override {
   id: string;

@@ -19,7 +19,7 @@ export interface Condition {
 export type Delay = { ms: number } | { minMs: number; maxMs: number };
 
 /**
- * How an answer goes wrong on the wire (README, "Faults"):
+ * How an answer goes wrong on the wire (README, "Faults and latency"):
  * drop-connection closes the connection before the operation runs; hang never
  * answers; lose-response carries the operation out, stores it, and closes the
  * connection without an answer.

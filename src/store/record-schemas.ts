@@ -94,7 +94,7 @@ const order = record<Order>(
   {
     publicKey: text, paymentReference: text, email: text, fullName: text, mobileNumber: text, orderType: text,
     callbackUrl: text, country: text, currency: text, amount: text,
-    // An order is created with at least one item and items are never removed (README decision 6).
+    // An order is created with at least one item and items are never removed (docs/decisions.md#d06-required-fields).
     items: { type: 'array', items: orderItem, minItems: 1 },
     createdAt: text, updatedAt: text,
   },

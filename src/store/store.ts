@@ -185,8 +185,8 @@ export class Store {
 
   /**
    * The paid payment behind an authorization code of one merchant: its
-   * SUCCESSFUL payment made by POST /payments/create-token (README decision
-   * 58) or POST /recurring/subscribes ("Subscriptions") with this code; none
+   * SUCCESSFUL payment made by POST /payments/create-token (docs/decisions.md#d58-token-flow) or
+   * POST /recurring/subscribes ("Subscriptions") with this code; none
    * for another merchant's, or before the payment is paid.
    */
   paymentOfAuthorizationCode(publicKey: string, authorizationCode: string): Payment | undefined {

@@ -5,8 +5,8 @@ import type { Order, Payment } from '../model/records.js';
 /**
  * A merchant as the store keeps it: its key pair, and whether a reset
  * released it. A released merchant's next key exchange may bring another
- * secret key, which then binds it again (README, "Where the spec is silent",
- * decision 27); until then its tokens keep working. Absent: bound.
+ * secret key, which then binds it again (docs/decisions.md#d27-reset-releases-keys); until then its
+ * tokens keep working. Absent: bound.
  */
 export interface MerchantRecord extends Merchant {
   released?: boolean;

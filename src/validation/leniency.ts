@@ -5,7 +5,7 @@ import type { Violation } from './violations.js';
 /**
  * What the sandbox accepts beyond the spec's types, because the provider's
  * own clients and examples send it (README, "Accepted beyond the spec";
- * evidence: ../shared/provider/external-api.yml and the official SDKs).
+ * evidence: the provider's public OpenAPI description and the official SDKs).
  * Each leniency turns one violation of the OpenAPI document into a warning:
  * - a JSON number where the spec types a string (amount, paymentReference,
  *   card fields, productId, ...): read from its exact text, amounts as
@@ -14,7 +14,7 @@ import type { Violation } from './violations.js';
  * - `null` for a field: as if the field were left out;
  * - an empty string the document refuses in a field: as if the field were
  *   left out, which a required one may not be (refuseEmptyRequired);
- * - `paymentType: "TRANSFER"`: the transfer variant; `"USSD"`: the USSD variant (README decision 61);
+ * - `paymentType: "TRANSFER"`: the transfer variant; `"USSD"`: the USSD variant (docs/decisions.md#d61-ussd);
  * - a callbackUrl / redirectUrl that is no redirect target (isRedirectTarget,
  *   the pages' own rule): kept as sent, never redirected to (never one with a
  *   script-running scheme);
@@ -41,7 +41,7 @@ const NUMBER_AS_STRING = new Set([
   'amount', 'fee', 'paymentReference', 'cardNumber', 'cvv', 'pin', 'expiryMonth', 'expiryYear', 'mobileNumber', 'dateOfBirth', 'productId',
 ]);
 
-/** Of those, the decimal amounts: major units, at most 2 decimal places (README decision "Amounts"). */
+/** Of those, the decimal amounts: major units, at most 2 decimal places (docs/decisions.md#d07-amounts). */
 const AMOUNT_FIELDS = new Set(['amount', 'fee']);
 
 const AMOUNT_TEXT = /^[0-9]{1,13}(\.[0-9]{1,2})?$/;
@@ -130,7 +130,7 @@ export function relax(violations: readonly Violation[], body: unknown, raw: Buff
  * string was taken as left out proves required: that field is refused for
  * its empty string, in the validator's words (`paymentReference must NOT
  * have fewer than 1 characters`), not as missing. An empty required field is
- * no value at all (README decision "Zero amounts and empty references").
+ * no value at all (docs/decisions.md#d45-zero-amounts-empty-references).
  * @param rejected what relax left of the second check
  * @param emptied  Relaxed.emptied of the first
  */

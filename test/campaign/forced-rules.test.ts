@@ -28,7 +28,7 @@ const BODIES: Record<Variant, (fields?: Record<string, unknown>) => Record<strin
   CARD: cardPayment,
   MOMO: momoPayment,
   TRANSFER: transferPayment,
-  // A USSD payment (README decision 61) is an account body whose paymentType asks for the code to dial.
+  // A USSD payment (docs/decisions.md#d61-ussd) is an account body whose paymentType asks for the code to dial.
   USSD: (fields = {}) => accountPayment({ paymentType: 'USSD', accountNumber: undefined, ...fields }),
 };
 

@@ -29,7 +29,7 @@ import {
  * restart on the same file every capture answered 00 is in the stored
  * capturedAmount (README, "Storage": a crash loses nothing acknowledged), no
  * capture that was never sent or was refused is, capturedAmount stays within
- * the amount authorised, the status follows it (README decision 48), and the
+ * the amount authorised, the status follows it (docs/decisions.md#d48-card-operations), and the
  * payment reads the same through GET /payments/query/{paymentReference} and
  * the control API. Both durability levels: `normal` answers before the log's
  * fdatasync, and must lose nothing to a killed process all the same.

@@ -20,7 +20,7 @@ import {
 } from './support/preauth.js';
 
 /**
- * Races on card pre-authorisations (README decision 48) over real HTTP, to
+ * Races on card pre-authorisations (docs/decisions.md#d48-card-operations) over real HTTP, to
  * the executable on a data file at both durability levels (`full` answers a
  * batch of changes after its fdatasync, so requests that arrive together
  * wait in one batch): captures at once never add up to more than was

@@ -24,7 +24,7 @@ import { CampaignReceiver } from './support/receiver.js';
  * SUCCESSFUL for the subscription's amount, made within its own cycle, with
  * one `transaction.recurrent` delivery; every charge a completed advance
  * answered is still there, unchanged; and the clock's next charge is
- * `<billingId>-<N+1>` (README, "Subscriptions", decision 59; "Storage").
+ * `<billingId>-<N+1>` (README, "Subscriptions" and "Storage"; docs/decisions.md#d59-subscriptions).
  *
  * A charge and the subscription's moving on are two log lines of one append
  * (src/agenda/agenda.ts), so a kill lands between them only when it tears that

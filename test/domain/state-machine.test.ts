@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Payment, PaymentStatus } from '../../src/model/records.js';
 import { TRANSITIONS, refusalOf, transition, type PaymentEvent } from '../../src/domain/state-machine.js';
 
-/** The payment state machine, event by event and state by state (README decision 12). */
+/** The payment state machine, event by event and state by state (docs/decisions.md#d12-payment-states). */
 
 const STATES: PaymentStatus[] = ['PENDING', 'SUCCESSFUL', 'FAILED', 'CANCELLED', 'REFUNDED'];
 const outcome = { code: '00', message: 'Successful', scenario: 'test', now: '2026-01-01T00:00:00.000Z' };
@@ -65,7 +65,7 @@ describe('the table', () => {
     expect(refusalOf(payment('PENDING'), { type: 'refund', amountMinor: 1 })).toBe('not-paid');
   });
 
-  it('an authorisation expires seven days after it is authorised, while nothing is captured (decision 48)', () => {
+  it('an authorisation expires seven days after it is authorised, while nothing is captured (docs/decisions.md#d48-card-operations)', () => {
     const record = { ...payment('PENDING'), capturedAmount: '0.00' };
     const authorised = transition(undefined, { type: 'create', record, status: 'AUTHORIZED' }, outcome).payment!;
     expect(authorised.due).toEqual({ at: '2026-01-08T00:00:00.000Z', event: 'expire' });
@@ -86,7 +86,7 @@ describe('the table', () => {
 });
 
 describe('the README', () => {
-  it('shows the table as it is (decision 12)', async () => {
+  it('shows the table as it is (docs/decisions.md#d12-payment-states)', async () => {
     const { readFile } = await import('node:fs/promises');
     const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
     for (const [type, { from, to }] of Object.entries(TRANSITIONS)) {

@@ -4,7 +4,7 @@ import type { Sandbox } from '../../src/index.js';
 import { ApiClient, freshReference, sandboxWithMerchant, type TestMerchant } from '../support/sandbox.js';
 
 /**
- * The documentation's bulk token charge and its search (README decision 60),
+ * The documentation's bulk token charge and its search (docs/decisions.md#d60-bulk-token-charge),
  * over raw HTTP: a batch is checked whole before anything is charged, each
  * item is charged as a charge-token of its card, and the search shows them.
  */

@@ -3,7 +3,7 @@ import type { Sandbox } from '../../src/index.js';
 import { ApiClient, cardPayment, momoPayment, sandboxWithMerchant, type TestMerchant } from '../support/sandbox.js';
 
 /**
- * POST /payments/otp, the provider's card OTP endpoint (README decision 51;
+ * POST /payments/otp, the provider's card OTP endpoint (docs/decisions.md#d51-card-otp;
  * the provider's card payment documentation; of its SDKs, the Python and
  * Java SDKs send a nested `transaction`, the PHP SDK's card service a flat
  * body): both shapes complete a pending card payment, and the answer carries

@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-// The README's rule, written out independently of src/.
+// The rule of docs/decisions.md#d10-checkout-hash, written out independently of src/.
 function expectedHash(body: Record<string, unknown>, secretKey: string): string {
   const fields = ['amount', 'callbackUrl', 'country', 'currency', 'email', 'paymentReference', 'productDescription', 'productId', 'publicKey'];
   const joined = fields.filter((name) => body[name] !== undefined).map((name) => `${name}=${body[name]}`).join('&');

@@ -8,7 +8,7 @@ import { ApiClient, order, sandboxWithMerchant, type TestMerchant } from '../sup
  * headers, with no Content-Length, no chunked encoding and `Connection: close`
  * (seerbit-nodejs 0.3.0, HttpURLConnectionClient: flushHeaders, write, end).
  * HTTP/1.1 gives such bytes no place; they must not overtake the answer
- * (README decision "Bodies are read as JSON").
+ * (docs/decisions.md#d21-json-bodies).
  */
 
 let sandbox: Sandbox;

@@ -68,7 +68,7 @@ describe('numbers where the spec sends strings', () => {
     expect(stored(body.paymentReference)).toBeUndefined();
   });
 
-  it('reads a mobileNumber in exponent form as its digits, as the provider\'s tokenize and charge examples send it (decision 50)', async () => {
+  it('reads a mobileNumber in exponent form as its digits, as the provider\'s tokenize and charge examples send it (docs/decisions.md#d50-exponent-numbers)', async () => {
     const body = cardPayment({ publicKey: merchant.publicKey, mobileNumber: 'MOBILE' });
     const response = await api.send('POST', '/payments/tokenize', undefined, `Bearer ${merchant.token}`, JSON.stringify({ ...body, amount: '0.00' }).replace('"MOBILE"', '8.033456599E9'));
     expect(response.status, JSON.stringify(response.body)).toBe(201);

@@ -3,7 +3,7 @@ import type { Sandbox } from '../../src/index.js';
 import { accountPayment, ApiClient, freshReference, sandboxWithMerchant, type TestMerchant } from '../support/sandbox.js';
 
 /**
- * An order after payment and the order look-ups (README decision 54;
+ * An order after payment and the order look-ups (docs/decisions.md#d54-orders-after-payment;
  * external-api.yml, CreateOrder and the look-ups by paymentReference and orderId).
  */
 

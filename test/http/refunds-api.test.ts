@@ -5,7 +5,7 @@ import { accountPayment, ApiClient, freshReference, type TestMerchant } from '..
 
 /**
  * POST /payments/refunds, the refunds API of the provider's current
- * documentation (README decision 55): full or partial refunds through the
+ * documentation (docs/decisions.md#d55-refunds-api): full or partial refunds through the
  * one state machine, `07` for a reference never used, a `refund` event for
  * each refund made.
  */

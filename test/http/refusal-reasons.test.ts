@@ -4,7 +4,7 @@ import { ApiClient, accountPayment, cardPayment, sandboxWithMerchant, type TestM
 
 /**
  * A state-machine refusal keeps the spec's code and message for clients and
- * says why in X-Sandbox-Reason and the journal (README, "Where the spec is silent").
+ * says why in X-Sandbox-Reason and the journal (docs/decisions.md#d35-refusal-reasons).
  */
 
 let sandbox: Sandbox;

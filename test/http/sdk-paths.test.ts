@@ -268,7 +268,8 @@ beforeAll(async () => {
   const tokenized = await api.send('POST', '/payments/tokenize', tokenize(), merchant.basic);
   values.cardToken = tokenized.body.data.payments.card.token;
   expect(values.cardToken, JSON.stringify(tokenized.body)).toEqual(expect.any(String));
-  // A batch of the merchant's, when the bulk charge answers; the documentation's example batchId otherwise, which the search answers with an empty page (README decision 60).
+  // A batch of the merchant's, when the bulk charge answers; the documentation's example batchId otherwise, which the search answers with an empty page
+  // (docs/decisions.md#d60-bulk-token-charge).
   const batch = await send('POST', '/api/v2/payments/bulk-tokenize-charge', 'Bearer', bulkCharge());
   values.batchId = batch.status === 200 ? batch.body.payload.batchId : 'd4wnvzc';
 });

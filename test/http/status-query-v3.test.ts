@@ -4,7 +4,7 @@ import { ControlClient } from '../support/control.js';
 import { ApiClient, cardPayment, freshReference, sandboxWithMerchant, type TestMerchant } from '../support/sandbox.js';
 
 /**
- * The status query under /api/v3 (README decision 56): over the sandbox's own
+ * The status query under /api/v3 (docs/decisions.md#d56-status-query-v3): over the sandbox's own
  * HTTP listener, the v2 answer and the fields the documentation's v3 adds;
  * nothing else is served under /api/v3.
  */

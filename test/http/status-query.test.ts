@@ -4,7 +4,7 @@ import { ApiClient, accountPayment, cardPayment, checkoutLink, sandboxWithMercha
 
 /**
  * GET /payments/query/{paymentReference}: where a payment stands, in the
- * provider's CheckStatus shape (README decision "The status query").
+ * provider's CheckStatus shape (docs/decisions.md#d33-status-query).
  */
 
 let sandbox: Sandbox;

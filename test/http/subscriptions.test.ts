@@ -4,7 +4,7 @@ import { ControlClient } from '../support/control.js';
 import { ApiClient, freshReference, sandboxWithMerchant, type TestMerchant } from '../support/sandbox.js';
 
 /**
- * Subscriptions over raw HTTP (README, "Subscriptions"; decision 59): the
+ * Subscriptions over raw HTTP (README, "Subscriptions"; docs/decisions.md#d59-subscriptions): the
  * first payment, the look-ups under every path shape the SDKs use, the
  * update and its methods, the authorised debit, and the refusals, each
  * answer checked against openapi/payments-api.yaml by the client.

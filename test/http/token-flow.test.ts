@@ -3,7 +3,7 @@ import type { Sandbox } from '../../src/index.js';
 import { ApiClient, cardPayment, freshReference, sandboxWithMerchant, type TestMerchant } from '../support/sandbox.js';
 
 /**
- * The documentation's card tokenisation (README decision 58): create-token,
+ * The documentation's card tokenisation (docs/decisions.md#d58-token-flow): create-token,
  * the customer's OTP, the authorizationCode on the status query, then
  * charge-token with it, for this merchant only and once paid only.
  */

@@ -4,7 +4,7 @@ import { ControlClient } from '../support/control.js';
 import { ApiClient, freshReference, sandboxForTest, sandboxWithMerchant, type TestMerchant } from '../support/sandbox.js';
 
 /**
- * `paymentType` `USSD` on the initiate (README decision 61): the provider
+ * `paymentType` `USSD` on the initiate (docs/decisions.md#d61-ussd): the provider
  * documents it and the spec does not name it, so it is taken with a warning
  * (and refused with --strict); the answer gives the code to dial.
  */

@@ -5,9 +5,9 @@ import { sandboxWithReceiver, type Receiver } from '../support/receiver.js';
 import { ApiClient, cardPayment, type TestMerchant } from '../support/sandbox.js';
 
 /**
- * A card pre-authorisation notifies each step at a real receiver (README
- * decision 57): authorised, each capture with what was taken so far, a void,
- * a refund, and an authorisation's expiry on the merchant's clock (decision 48).
+ * A card pre-authorisation notifies each step at a real receiver
+ * (docs/decisions.md#d57-preauth-notifications): authorised, each capture with what was taken so far,
+ * a void, a refund, and an authorisation's expiry on the merchant's clock (docs/decisions.md#d48-card-operations).
  */
 
 let sandbox: Sandbox;
@@ -75,7 +75,8 @@ describe('the notifications of a pre-authorisation', () => {
     expect(late.status).toBe(400);
     expect(late.body).toEqual({ status: 'ERROR', data: { code: 'S12', message: 'No authorised transaction found for this reference' } });
     const voided = await api.send('POST', '/payments/cancel', { publicKey: merchant.publicKey, paymentReference: reference, country: 'NG' }, merchant.basic);
-    // As for any payment no longer open to a cancel (decision 35): S12 Transaction Failed, and why.
+    // As for any payment no longer open to a cancel (docs/decisions.md#d35-refusal-reasons): S12
+    // Transaction Failed, and why.
     expect(voided.status).toBe(200);
     expect(voided.body.data).toMatchObject({ code: 'S12', message: 'Transaction Failed' });
     expect(voided.headers['x-sandbox-reason']).toBe(`payment ${reference} is EXPIRED; only a PENDING or AUTHORIZED payment can be cancelled`);

@@ -8,7 +8,7 @@ import { ApiClient, freshReference, type TestMerchant } from '../support/sandbox
  * A subscription's charges fall due on its merchant's clock, and each is
  * notified at a real receiver as `transaction.recurrent`, in the provider's
  * shape (its webhook page, 7.5); an authorised debit as
- * `transaction.recurring.debit` (7.6). README, "Subscriptions"; decision 59.
+ * `transaction.recurring.debit` (7.6). README, "Subscriptions"; docs/decisions.md#d59-subscriptions.
  */
 
 let sandbox: Sandbox;

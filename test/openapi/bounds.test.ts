@@ -9,7 +9,7 @@ import { accountPayment, type ApiClient, cardPayment, checkoutLink, momoPayment,
  * Every string of both OpenAPI documents has a maximum length, and a request
  * over one is refused whole, in the API's own error shape, storing nothing
  * (README, "Bounds"). Amounts to pay or refund are above zero and a
- * paymentReference is not empty (README, "Where the spec is silent").
+ * paymentReference is not empty (docs/decisions.md#d45-zero-amounts-empty-references).
  */
 
 type Schema = Record<string, any>;

@@ -55,7 +55,7 @@ const SCOPE: Scope[] = [
   { operationId: 'Refund', ours: 'POST /payments/refund', auth: 'basic' },
   { operationId: 'Cancel', ours: 'POST /payments/cancel', auth: 'basic' },
   { operationId: 'CheckStatus', ours: 'GET /payments/query/{paymentReference}', auth: 'bearer' },
-  // The provider's operations beyond the spec's that the sandbox serves (README, Endpoints).
+  // The provider's operations beyond the spec's that the sandbox serves (README, "Endpoints").
   { operationId: 'CreateOrder', ours: 'POST /products/orders', auth: 'bearer' },
   { operationId: 'GetOrderByPublicKeyAndPaymentReference', ours: 'GET /products/orders/publicKey/{publicKey}/paymentReference/{paymentReference}', auth: 'bearer' },
   { operationId: 'GetOrderByPublicKeyandOrderId', ours: 'GET /products/orders/publicKey/{publicKey}/orderId/{orderId}', auth: 'bearer' },
@@ -246,8 +246,8 @@ const VARIANTS: Variant[] = [
 
 const HTTP_200 = 'the spec answers every operation with 200 (Errors, Business result codes); the provider documents 201 here';
 const LIVE_KEY = 'the example carries a live publicKey (SBPUBK_); a sandbox is test mode: 403 Confirm Merchant Environment (Authentication, rule 5)';
-const ORDER_LOOKUP_200 = "the order look-ups answer 200 like the spec's own order list; the document labels every order answer 201, GETs included (README, decision 54)";
-const CARD_STATUS = "the provider's PHP SDK tests, run against the provider, expect 201 of tokenize and 200 of capture; the document labels them 200 and 201 (README, decision 48)";
+const ORDER_LOOKUP_200 = "the order look-ups answer 200 like the spec's own order list; the document labels every order answer 201, GETs included (docs/decisions.md#d54-orders-after-payment)";
+const CARD_STATUS = "the provider's PHP SDK tests, run against the provider, expect 201 of tokenize and 200 of capture; the document labels them 200 and 201 (docs/decisions.md#d48-card-operations)";
 
 const KNOWN_DIFFERENCES: KnownDifference[] = [
   { case: 'UpdateOrder', aspect: 'status', provider: 201, sandbox: 200, reason: HTTP_200 },
@@ -265,7 +265,7 @@ const KNOWN_DIFFERENCES: KnownDifference[] = [
     aspect: 'code',
     provider: 'S20',
     sandbox: 'S12',
-    reason: "the example's otp 81015 is not 123456 and a wrong OTP fails the payment (README, decision 16); the provider's example is still pending",
+    reason: "the example's otp 81015 is not 123456 and a wrong OTP fails the payment (docs/decisions.md#d16-wrong-otp-fails); the provider's example is still pending",
   },
   {
     case: 'OTPMomo',
@@ -403,11 +403,11 @@ describe("the provider's own examples, replayed", () => {
     ]);
   });
 
-  it('has every known difference in the README\'s table, with its aspect', async () => {
-    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+  it('has every known difference in the table of docs/decisions.md, with its aspect', async () => {
+    const decisions = await readFile(new URL('../../docs/decisions.md', import.meta.url), 'utf8');
     for (const known of KNOWN_DIFFERENCES) {
-      const row = readme.split('\n').find((line) => line.startsWith(`| ${known.case} |`));
-      expect(row, `README row for ${known.case}`).toBeDefined();
+      const row = decisions.split('\n').find((line) => line.startsWith(`| ${known.case} |`));
+      expect(row, `docs/decisions.md row for ${known.case}`).toBeDefined();
       // A row may name several aspects of one case: "status, code, fields".
       expect(row!.split('|')[2]!.trim(), `${known.case} ${known.aspect}`).toMatch(new RegExp(`\\b${known.aspect.split(' ').at(-1)}\\b`));
     }

@@ -9,7 +9,7 @@ import { SAMPLE_KEYS, sandboxForSamples, SdkSamples, type SampleRun, type Sample
  * The subscription calls of the provider's Node SDK (seerbit-nodejs,
  * RecurrentCheckout) against the sandbox, run as its samples/recurrent/*.js
  * are, through HTTPS_PROXY (README, "Subscriptions: charged on the
- * merchant's clock"; decision 59). The SDK has no OTP call, so the first
+ * merchant's clock"; docs/decisions.md#d59-subscriptions). The SDK has no OTP call, so the first
  * payment of a subscription is paid over raw HTTP, as a customer's page would.
  */
 

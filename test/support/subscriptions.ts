@@ -2,7 +2,7 @@ import { send, type PaymentsApi } from '../campaign/support/api.js';
 
 /**
  * Subscriptions over real HTTP, for tests that run the sandbox as a process
- * (README, "Subscriptions: charged on the merchant's clock"; decision 59):
+ * (README, "Subscriptions: charged on the merchant's clock"; docs/decisions.md#d59-subscriptions):
  * a subscription started and paid, the merchant's clock read and advanced
  * over the control API, the stored charges and their `transaction.recurrent`
  * deliveries, and how many charges a subscription of a fixed cycle owes by
@@ -58,7 +58,7 @@ export async function paidSubscription(api: PaymentsApi, body: Record<string, un
 /**
  * How many charges a subscription of a fixed cycle owes once the merchant's
  * clock reads `nowMs`: its charge times are startDate plus whole periods, the
- * first strictly after its first payment was paid (README decision 59).
+ * first strictly after its first payment was paid (docs/decisions.md#d59-subscriptions).
  * @param startMs  its startDate, epoch ms
  * @param periodMs the cycle's length times billingPeriod
  * @param paidMs   when its first payment was paid, on the merchant's clock

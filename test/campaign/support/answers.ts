@@ -28,7 +28,8 @@ export function shapeOf(body: unknown, path: string): string | undefined {
   if (record.status === 'SUCCESS' && coded) return 'envelope';
   if (record.status === 'ERROR' && coded) return 'provider error envelope';
   if (typeof record.message === 'string' && typeof record.error === 'string') return 'error body';
-  // Only the bulk token charge and its search answer `{code, message, payload}` (README decision 60).
+  // Only the bulk token charge and its search answer `{code, message, payload}`
+  // (docs/decisions.md#d60-bulk-token-charge).
   if (path.startsWith(`${API_BASE_PATH}/v2/payments/bulk-tokenize-charge`) && typeof record.code === 'string' && typeof record.message === 'string' && 'payload' in record) return 'payload envelope';
   // Only the key exchange answers `{error}` alone (spec, endpoint 1).
   if (path.startsWith(`${API_BASE_PATH}/v2/encrypt/keys`) && typeof record.error === 'string' && Object.keys(record).length === 1) return 'key error body';

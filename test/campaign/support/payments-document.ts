@@ -42,7 +42,7 @@ export const PAYMENTS_DOCUMENT = join(ROOT, 'openapi/payments-api.yaml');
 /**
  * The base of every documented operation's path on the sandbox: `/api`. An
  * operation's `path` is below it, with its own server's prefix: `/v2` for
- * the document's server, `/v3` for the status query that names its own (README decision 56).
+ * the document's server, `/v3` for the status query that names its own (docs/decisions.md#d56-status-query-v3).
  */
 export const API_BASE_PATH = '/api';
 

@@ -5,7 +5,7 @@ import { send, type Answer, type PaymentsApi } from './api.js';
 
 /**
  * Card pre-authorisation over real HTTP, for the campaign's races and kill
- * loops (README decision 48; external-api.yml, Authorise and Capture):
+ * loops (docs/decisions.md#d48-card-operations; external-api.yml, Authorise and Capture):
  * authorise, capture, what each answer means, and the state a stored
  * pre-authorisation must show for what was captured and refunded of it.
  * Amounts are decimal strings in major units on the wire, whole minor units
@@ -76,8 +76,8 @@ export const described = (answer: Answer): string =>
 /**
  * The status a stored pre-authorisation must have, in minor units: AUTHORIZED
  * while nothing is captured, PARTIALLY_CAPTURED, CAPTURED once all of the
- * amount is, REFUNDED once all that was captured is refunded (README decision
- * 48; src/domain/state-machine.ts).
+ * amount is, REFUNDED once all that was captured is refunded
+ * (docs/decisions.md#d48-card-operations; src/domain/state-machine.ts).
  */
 export function preauthorisationStatus(amountMinor: number, capturedMinor: number, refundedMinor: number): string {
   if (refundedMinor > 0 && refundedMinor === capturedMinor) return 'REFUNDED';

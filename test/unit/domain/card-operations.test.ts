@@ -5,7 +5,7 @@ import { transition } from '../../../src/domain/state-machine.js';
 import { ENV, NOW, OTHER, factsFor, newStore, onePayment, payment, scenario, selection, summary, thrown, untouched } from './fixtures.js';
 
 /**
- * Card pre-authorisation, direct charge and tokenisation (README decision 48;
+ * Card pre-authorisation, direct charge and tokenisation (docs/decisions.md#d48-card-operations;
  * external-api.yml: Authorise, 3DSAuthorise, Capture, ChargeCard,
  * TokenizeaCard), without HTTP: each operation's answer, what it stores, and
  * what the state machine refuses.

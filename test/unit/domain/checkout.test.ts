@@ -4,7 +4,7 @@ import { checkoutHash, computeHash, createCheckoutLink } from '../../../src/doma
 import { linkingReferenceOf } from '../../../src/domain/merchants.js';
 import { ENV, MERCHANT, NOW, factsFor, newStore, onePayment, payment, scenario, selection, summary, thrown, untouched } from './fixtures.js';
 
-/** The hosted checkout link and its hash (spec, endpoints 2 and 4; README decision 10), without HTTP. */
+/** The hosted checkout link and its hash (spec, endpoints 2 and 4; docs/decisions.md#d10-checkout-hash), without HTTP. */
 
 const REF = 'SBREF-CHK-1';
 const CALLBACK = 'https://merchant.example.com/callback?x=1&y=2';
@@ -16,7 +16,7 @@ const SENT = {
 /** The same body once validated: the amount read as text, the null left out. */
 const { productDescription: _null, ...VALID } = { ...SENT, amount: '2500.50' };
 
-/** The checkout hash computed here by the README's rule, not by checkoutHash. */
+/** The checkout hash computed here by the rule of docs/decisions.md#d10-checkout-hash, not by checkoutHash. */
 const byTheRule = (fields: Array<[string, unknown]>): string =>
   createHash('sha256').update(fields.map(([name, value]) => `${name}=${String(value)}`).join('&') + MERCHANT.secretKey).digest('hex');
 
@@ -95,7 +95,7 @@ describe('createCheckoutLink', () => {
     const forced = selection(scenario('checkout-link-created'), { forced: true, byValues: scenario('duplicate-reference-link'), reused: 'duplicate-reference-link' });
     const error = untouched(store, () => thrown(() => createCheckoutLink(facts, forced, ENV)));
     expect([error.status, error.body, error.scenario]).toEqual([500, { message: 'Transaction with reference exists', error: 'PROCESSING' }, 'duplicate-reference-link']);
-    // The refusal says why, as an initiate's does (README decision 35).
+    // The refusal says why, as an initiate's does (docs/decisions.md#d35-refusal-reasons).
     expect(error.headers['X-Sandbox-Reason']).toBe(`paymentReference ${REF} is already used by a SUCCESSFUL payment of this merchant`);
   });
 });

@@ -3,7 +3,7 @@ import { listBanks, listNetworks } from '../../../src/domain/lookups.js';
 import { ScenarioEngine } from '../../../src/scenarios/engine.js';
 import { CATALOGUE, ENV, factsFor, newStore, scenario, selection } from './fixtures.js';
 
-/** The banks and networks lookups (README decision 52), without HTTP. */
+/** The banks and networks lookups (docs/decisions.md#d52-bank-lookups), without HTTP. */
 
 describe('listBanks', () => {
   it('gives every bank the account-payment minimum of the catalogue, which a catalogue of its own can change', async () => {

@@ -119,7 +119,8 @@ describe('listOrders', () => {
     const done = untouched(store, () => listOrders(facts, selection(scenario('orders-listed'))));
     expect(summary(done)).toMatchObject({ code: '00', message: 'Successful', scenario: 'orders-listed', writes: 0 });
     const at = { createdAt: BEFORE, updatedAt: BEFORE };
-    // productId: an integer when it is all digits, else as sent (README decision "Order productId"); OTHER's order is not listed.
+    // productId: an integer when it is all digits, else as sent (docs/decisions.md#d19-order-updates); OTHER's order is not
+    // listed.
     expect(done.body.data.products).toEqual([
       { amount: 10, currency: 'NGN', productId: 7, productDescription: 'item A-1', paymentReference: 'SBREF-ORD-A', orderId: 'A-1', ...at },
       { amount: 20.5, currency: 'NGN', productId: 'X7', productDescription: 'item A-2', paymentReference: 'SBREF-ORD-A', orderId: 'A-2', ...at },

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { cancelPayment, refundPayment } from '../../../src/domain/payments.js';
 import { ENV, NOW, factsFor, newStore, onePayment, payment, scenario, selection, summary, thrown, untouched } from './fixtures.js';
 
-/** POST /payments/refund and POST /payments/cancel (spec, endpoints 10 and 11; README decision 12), without HTTP. */
+/** POST /payments/refund and POST /payments/cancel (spec, endpoints 10 and 11; docs/decisions.md#d12-payment-states), without HTTP. */
 
 const REF = 'SBREF-RFD-1';
 const CARD = { bin: '512345', last4: '0008', token: 'SBCTK_unitdomaintoken0001' };

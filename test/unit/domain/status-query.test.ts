@@ -5,7 +5,7 @@ import { queryPayment } from '../../../src/domain/status-query.js';
 import { answer, rule } from '../scenarios/rules.js';
 import { ENV, MERCHANT, factsFor, newStore, payment, scenario, selection, summary, thrown, untouched } from './fixtures.js';
 
-/** The status query, GET /payments/query/{paymentReference} (README, "Where the spec is silent"), and the key exchange, without HTTP. */
+/** The status query, GET /payments/query/{paymentReference} (docs/decisions.md#d33-status-query), and the key exchange, without HTTP. */
 
 const REF = 'SBREF-QRY-1';
 const query = (store: Awaited<ReturnType<typeof newStore>>, paymentReference = REF) => factsFor(store, 'queryPayment', {}, { params: { paymentReference } });

@@ -6,7 +6,7 @@ import type { Payment, Subscription } from '../../../src/model/records.js';
 import { ENGINE, MERCHANT, NOW } from './fixtures.js';
 
 /**
- * Subscriptions without HTTP (README, "Subscriptions"; decision 59): when
+ * Subscriptions without HTTP (README, "Subscriptions"; docs/decisions.md#d59-subscriptions): when
  * charges fall, how the state machine starts, pauses and counts a
  * subscription, and what a charge that falls due writes.
  */

@@ -39,7 +39,7 @@ describe('eventsOf: the events of one change', () => {
     expect(eventsOf(undefined, { ...pending, status: 'FAILED' }).map((event) => event.eventType)).toEqual(['transaction']);
   });
 
-  it('a pre-authorisation: one transaction when authorised, one per capture with what was taken so far, one when voided; a refund event for a refund (decision 57)', () => {
+  it('a pre-authorisation: one transaction when authorised, one per capture with what was taken so far, one when voided; a refund event for a refund (docs/decisions.md#d57-preauth-notifications)', () => {
     const card = { bin: '512345', last4: '0008', token: 'SBCTK_x' };
     const authorised = storedPayment({ method: 'CARD', status: 'AUTHORIZED', code: '00', amount: '100.00', capturedAmount: '0.00', card });
     const types = (before: typeof authorised | undefined, after: typeof authorised) => eventsOf(before, after).map((event) => `${event.eventType} ${String(event.data.amount)}`);

@@ -4,7 +4,7 @@ import { appliesTo, matches, ScenarioEngine, type Facts } from '../../../src/sce
 import type { Condition, Scenario } from '../../../src/scenarios/scenario.js';
 import { answer, rule, storedPayment } from './rules.js';
 
-/** The engine on its own: which rule the values of a request choose (README, "Scenarios"), without HTTP. */
+/** The engine on its own: which rule the values of a request choose (docs/design.md, "How an outcome is chosen"), without HTTP. */
 
 const NEVER = () => {
   throw new Error('random() was called');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OverrideBook, type Override } from '../../../src/scenarios/overrides.js';
 
-/** The overrides in force, on their own: what the control API's /__sandbox/overrides keeps (README, "Overrides"). */
+/** The overrides in force, on their own: what the control API's /__sandbox/overrides keeps (README, "Choosing a scenario"). */
 
 const MINE = 'SBTESTPUBK_mine00000001';
 const THEIRS = 'SBTESTPUBK_theirs000002';
