@@ -7,6 +7,7 @@ import { loadCatalogue, type Sandbox } from '../../src/index.js';
 import { hasOutcome, type ExampleRequest, type Scenario } from '../../src/scenarios/scenario.js';
 import { OUTSIDE_EVENTS, type OperationId } from '../../src/model/operations.js';
 import { authorizationCodeOf } from '../../src/domain/card-operations.js';
+import { OPERATIONS } from '../../src/domain/registry.js';
 import type { Payment } from '../../src/model/records.js';
 import { ApiClient, sandboxForTest, type ApiResponse, type TestMerchant } from '../support/sandbox.js';
 
@@ -16,45 +17,10 @@ import { ApiClient, sandboxForTest, type ApiResponse, type TestMerchant } from '
  * header, and by an override set over the control API.
  */
 
-const ROUTES: Record<OperationId, ['GET' | 'POST' | 'PUT', string]> = {
-  exchangeKeys: ['POST', '/encrypt/keys'],
-  computeHash: ['POST', '/encrypt/hashs'],
-  initiatePayment: ['POST', '/payments/initiates'],
-  createCheckoutLink: ['POST', '/payments'],
-  createOrder: ['POST', '/payments/order'],
-  updateOrders: ['PUT', '/products/orders'],
-  listOrders: ['GET', '/products/orders/publicKey/{publicKey}'],
-  validatePayment: ['POST', '/payments/validate'],
-  completeMomoPayment: ['POST', '/payments/momo/otp'],
-  refundPayment: ['POST', '/payments/refund'],
-  cancelPayment: ['POST', '/payments/cancel'],
-  queryPayment: ['GET', '/payments/query/{paymentReference}'],
-  authorisePayment: ['POST', '/payments/authorise'],
-  authorisePayment3ds: ['POST', '/payments/authorise3ds'],
-  capturePayment: ['POST', '/payments/capture'],
-  chargeCard: ['POST', '/payments/charge'],
-  tokenizeCard: ['POST', '/payments/tokenize'],
-  completeCardOtp: ['POST', '/payments/otp'],
-  listBanks: ['GET', '/banks/merchant/{publicKey}'],
-  listNetworks: ['GET', '/networks'],
-  createOrderAfterPayment: ['POST', '/products/orders'],
-  getOrderByReference: ['GET', '/products/orders/publicKey/{publicKey}/paymentReference/{paymentReference}'],
-  getOrderByOrderId: ['GET', '/products/orders/publicKey/{publicKey}/orderId/{orderId}'],
-  createRefund: ['POST', '/payments/refunds'],
-  queryPaymentV3: ['GET', '/v3/payments/query/{paymentReference}'],
-  createCardToken: ['POST', '/payments/create-token'],
-  chargeToken: ['POST', '/payments/charge-token'],
-  createSubscription: ['POST', '/recurring/subscribes'],
-  getSubscription: ['GET', '/recurring/billingId/{paymentReference}'],
-  listSubscriptions: ['GET', '/recurring/publicKey/{publicKey}'],
-  listCustomerSubscriptions: ['GET', '/recurring/{publicKey}/customerId/{customerId}'],
-  listKeyCustomerSubscriptions: ['GET', '/recurring/publicKey/{publicKey}/customerId/{customerId}'],
-  listOwnCustomerSubscriptions: ['GET', '/recurring/customerId/{customerId}'],
-  updateSubscription: ['PUT', '/recurring/updates'],
-  chargeSubscription: ['POST', '/recurring/charge'],
-  chargeTokenBulk: ['POST', '/payments/bulk-tokenize-charge'],
-  searchTokenBulk: ['GET', '/payments/bulk-tokenize-charge-search?batchId={batchId}'],
-};
+// Each operation's method and path, as the registry names them (checked against the document by test/unit/domain/registry.test.ts).
+const ROUTES = Object.fromEntries(
+  Object.entries(OPERATIONS).map(([id, entry]) => [id, entry.route.split(' ') as ['GET' | 'POST' | 'PUT', string]]),
+) as Record<OperationId, ['GET' | 'POST' | 'PUT', string]>;
 
 const shipped = await loadCatalogue();
 const pendingPayment: Payment = {
@@ -74,7 +40,9 @@ afterAll(() => sandbox.close());
 /** Sends one example request as `merchant`, filling in publicKey and the last linkingReference seen. */
 function send(merchant: TestMerchant, example: ExampleRequest, linkingReference: string | undefined, headers: Record<string, string> = {}) {
   const [method, template] = ROUTES[example.operation as OperationId];
-  const path = template.replace('{publicKey}', merchant.publicKey).replace('{paymentReference}', String(example.body?.paymentReference ?? '')).replace('{orderId}', String(example.body?.orderId ?? ''))
+  // A subscription's billingId is its first payment's paymentReference; the batch search takes its batchId in the query.
+  const path = (example.operation === 'searchTokenBulk' ? `${template}?batchId={batchId}` : template)
+    .replace('{publicKey}', merchant.publicKey).replace(/\{(paymentReference|billingId)\}/, String(example.body?.paymentReference ?? '')).replace('{orderId}', String(example.body?.orderId ?? ''))
     .replace('{customerId}', String(example.body?.customerId ?? 'CUST-1'))
     .replace('{batchId}', String(example.body?.batchId ?? ''));
   const options = { headers, timeoutMs: 3000 };
