@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import { ControlClient, eventually } from '../support/control.js';
-import { accountPayment, ApiClient, order, sandboxForTest, type ApiResponse, type TestMerchant } from '../support/sandbox.js';
+import { accountPayment, ApiClient, order, listeningSandbox, type ApiResponse, type TestMerchant } from '../support/sandbox.js';
 
 /**
  * Network faults and latency forced over the control API or the
@@ -18,8 +18,8 @@ let api: ApiClient;
 let control: ControlClient;
 
 beforeAll(async () => {
-  sandbox = await sandboxForTest({ seed: 'faults' });
-  api = await ApiClient.for(sandbox);
+  sandbox = await listeningSandbox({ seed: 'faults' });
+  api = await ApiClient.overHttp(sandbox);
   control = await ControlClient.for(sandbox);
 });
 afterAll(() => sandbox.close());
@@ -118,7 +118,7 @@ describe('hang', () => {
   });
 
   it('close() of the sandbox completes while a request hangs, and that request ends without an answer', { timeout: 20_000 }, async () => {
-    const own = await sandboxForTest();
+    const own = await listeningSandbox();
     let closed = false;
     try {
       const ownApi = await ApiClient.for(own);
@@ -182,7 +182,7 @@ describe('delays', () => {
 describe('seeded draws', () => {
   /** The statuses of 30 order listings on a fresh sandbox with `seed` and a sticky sandbox-wide flaky-internal-error. */
   async function flakySequence(seed: string): Promise<number[]> {
-    const own = await sandboxForTest({ seed });
+    const own = await listeningSandbox({ seed });
     try {
       const ownApi = await ApiClient.for(own);
       const ownControl = await ControlClient.for(own);

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LogFormat, LogLevel, Sandbox } from '../../src/index.js';
-import { accountPayment, ApiClient, cardPayment, momoPayment, sandboxForTest } from '../support/sandbox.js';
+import { accountPayment, ApiClient, cardPayment, momoPayment, listeningSandbox } from '../support/sandbox.js';
 import { banner, run, stopAll, TIMEOUT, within } from '../support/process.js';
 import { ControlClient } from '../support/control.js';
 import { Receiver } from '../support/receiver.js';
@@ -25,7 +25,7 @@ async function logged(logLevel: LogLevel, logFormat: LogFormat, traffic: (api: A
   const destination = new PassThrough();
   let text = '';
   destination.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-  sandbox = await sandboxForTest({ logLevel, logFormat, logDestination: destination });
+  sandbox = await listeningSandbox({ logLevel, logFormat, logDestination: destination });
   const api = await ApiClient.for(sandbox);
   await traffic(api);
   await new Promise((done) => setTimeout(done, 100));
