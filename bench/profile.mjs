@@ -124,9 +124,7 @@ function bucketOf(node) {
   if (dist >= 0) {
     const [first, second] = url.slice(dist + 6).split(sep);
     if (first === 'prepared') return 'validation';
-    if (first === 'control' && second?.startsWith('journal')) return 'journal and redaction';
-    if (first === 'redaction') return 'journal and redaction';
-    if (first === 'http' && (second === 'journal-recorder.js' || second === 'request-log.js')) return 'journal and redaction';
+    if (first === 'journal' || first === 'log' || first === 'redaction') return 'journal and redaction';
     return `sandbox: ${second === undefined ? first : first}`;
   }
   return 'other';

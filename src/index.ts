@@ -139,11 +139,14 @@ export interface Sandbox {
   agenda: Agenda;
   /**
    * Serves one request in process, without a socket, as the listener would
-   * have answered it (src/http/handle.ts): any target, the Payments API, the
-   * control API and the pages alike, journalled and logged the same way.
-   * Works whether the sandbox listens or not. A request without `Host` is
-   * sent with the host of `url`. A fault resolves with `fault` and status 0;
-   * a `hang` resolves at once.
+   * have answered it (src/http/handle.ts): a Payments API target straight to
+   * the API's core (src/api/handle.ts), the control API and the pages
+   * through the express app; journalled and logged the same way, a Payments
+   * API request once answered. Works whether the sandbox listens or not. A
+   * request without `Host` is sent with the host of `url`, one with a body
+   * but no Content-Length with its length. The rule's delay is waited; a
+   * fault resolves with `fault` and status 0, a `hang` at once (journalled
+   * then, as if the client had given up at once).
    * @throws only when the sandbox itself fails (never for an error answer, which is a status)
    */
   handle(request: SandboxRequest): Promise<SandboxAnswer>;

@@ -10,7 +10,7 @@ import { carriesBody, foreignOrigin, UNSAFE_METHODS } from '../guards/origin.js'
  * (README, "The control API"; control-api.yaml, "Access"). Each refuses in
  * the control API's error shape, `{message, error}`. The Payments API
  * refuses what a web page sends uninvited by the same rules (foreignOrigin,
- * declaresJson, src/guards/), in its own error shape (src/http/api.ts).
+ * declaresJson, src/guards/), in its own error shape (src/api/core.ts).
  */
 
 /**

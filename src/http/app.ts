@@ -2,19 +2,23 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { RequestListener } from 'node:http';
 import { notFound } from '../errors.js';
 import { controlRouter, type ControlDependencies } from '../control/router.js';
-import { API_BASE, API_BASES, apiListener, isApiTarget, type ApiDependencies } from './api.js';
-import { renderError } from './render-error.js';
+import { API_BASE, API_BASES, isApiTarget, paymentsApi, type ApiDependencies } from '../api/core.js';
 import { hostGuard } from '../guards/host.js';
+import { apiListener } from './api-listener.js';
+import type { HungConnections } from './faults.js';
 import { socketlessHandler, type SandboxAnswer, type SandboxRequest } from './handle.js';
+import { renderError } from './render-error.js';
 
-export { API_BASE, EXPOSED_HEADERS } from './api.js';
+export { API_BASE, EXPOSED_HEADERS } from '../api/core.js';
 
 /** The base path of the control API. */
 export const CONTROL_BASE = '/__sandbox';
 
-/** Everything the express app is made of, and the Host of a request `handle()` is given without one. */
+/** Everything the sandbox's HTTP surface is made of: both APIs', the connections `hang` holds, and the Host of a request `handle()` is given without one. */
 export type AppDependencies = ApiDependencies &
   ControlDependencies & {
+    /** the connections held open by `hang` */
+    hung: HungConnections;
     /** the `host` of the sandbox's url (`127.0.0.1:4010`), known once it listens */
     host: () => string;
   };
@@ -30,14 +34,16 @@ export interface SandboxApp {
 }
 
 /**
- * The sandbox's app: the Payments API (src/http/api.ts), and the pages, the
+ * The sandbox's app: the Payments API (src/api/core.ts, on node's request
+ * and response by src/http/api-listener.ts), and the pages, the
  * control API and one error renderer on express. Every answer, errors and
  * static files included, carries `X-Content-Type-Options: nosniff`, and a
  * request for a Host the sandbox was not started for is refused before
  * anything reads it.
  */
 export function createApp(deps: AppDependencies): SandboxApp {
-  const api = apiListener(deps);
+  const core = paymentsApi(deps);
+  const api = apiListener(core, deps.hung);
   const app = express();
   // The same listener as the servers call directly, for a request that comes through the app.
   for (const { prefix } of API_BASES) app.use(prefix, (req, res) => api(req, res));
@@ -76,8 +82,8 @@ export function createApp(deps: AppDependencies): SandboxApp {
   app.use((req) => {
     throw notFound(`No resource at ${req.method} ${req.path}; the Payments API is under ${API_BASE}`);
   });
-  app.use(renderError(deps.selector.engine.random, API_BASE));
-  const handle = socketlessHandler({ api, app, isApiTarget, host: deps.host });
+  app.use(renderError(API_BASE));
+  const handle = socketlessHandler({ api: core, app, isApiTarget, host: deps.host });
   return { app, listener: (req, res) => (isApiTarget(req.url) ? api(req, res) : app(req, res)), handle };
 }
 

@@ -1,35 +1,14 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Express } from 'express';
-import { exchangeOf } from './exchange.js';
+import type { PaymentsApi } from '../api/core.js';
+import { bodyBytes, handleInProcess, type SandboxAnswer, type SandboxRequest } from '../api/handle.js';
 
-/** One request handed to `Sandbox.handle()`, without a socket. */
-export interface SandboxRequest {
-  method: string;
-  /** the request target: path and query, e.g. `/api/v2/payments/initiates?x=1` */
-  url: string;
-  /** header names in any case; absent `Host`: the host of the sandbox's `url` */
-  headers?: Record<string, string | string[]>;
-  /** the body's bytes (a string is sent as UTF-8) */
-  body?: string | Uint8Array;
-}
+export type { SandboxAnswer, SandboxRequest } from '../api/handle.js';
 
-/** What `Sandbox.handle()` answers: the status, headers and bytes a client would have read. */
-export interface SandboxAnswer {
-  status: number;
-  /** the headers the sandbox set, names in lower case, without those only a connection carries (Date, Connection, Keep-Alive, Transfer-Encoding) */
-  headers: Record<string, string | string[]>;
-  body: Buffer;
-  /** set when a fault closed or held the connection instead of answering (status 0, empty body); a `hang` is reported at once */
-  fault?: 'drop-connection' | 'hang' | 'lose-response';
-}
-
-/** The faults SandboxAnswer reports. */
-type ConnectionFault = NonNullable<SandboxAnswer['fault']>;
-
-/** What a socket-free handler serves: the Payments API's listener, the express app, and the host a request without `Host` names. */
+/** What `Sandbox.handle()` serves: the Payments API's core, the express app, and the host a request without `Host` names. */
 export interface HandleTargets {
-  /** the Payments API listener (src/http/api.ts), for targets under its bases */
-  api: RequestListener;
+  /** the Payments API, for targets under its bases */
+  api: PaymentsApi;
   /** the express app, for every other target (control API, pages) */
   app: Express;
   /** is the target one of the Payments API's? */
@@ -46,18 +25,18 @@ const CONNECTION_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfe
 
 /**
  * `Sandbox.handle()`: serves one request in process, with no socket and no
- * server, through the same listeners a server calls (light-my-request makes
- * the request and response objects they read and write). A request without
- * a body header gets its Content-Length from the body, as a client would
- * send it. A fault that closes the connection (drop-connection,
- * lose-response) resolves with `fault` and status 0; a `hang` resolves at
- * once the same way, as if the client had given up at once (the journal
- * records it then, status 0), so a test never waits for a held connection.
- * @returns the handler; it rejects only when the listeners themselves fail
+ * server. A Payments API target goes straight to its core
+ * (src/api/handle.ts). Any other target (the control API, the pages) goes
+ * through the express app, on the request and response objects
+ * light-my-request makes, loaded on the first such request; a request
+ * without a body header gets its Content-Length from the body, as a client
+ * would send it.
+ * @returns the handler; it rejects only when the sandbox itself fails
  */
 export function socketlessHandler(targets: HandleTargets): (request: SandboxRequest) => Promise<SandboxAnswer> {
   const express = expressDispatch(targets.app);
   return async (request) => {
+    if (targets.isApiTarget(request.url)) return handleInProcess(targets.api, request, targets.host());
     const headers: Record<string, string | string[]> = {};
     let hasHost = false;
     for (const [name, value] of Object.entries(request.headers ?? {})) {
@@ -65,47 +44,21 @@ export function socketlessHandler(targets: HandleTargets): (request: SandboxRequ
       if (name.toLowerCase() === 'host') hasHost = true;
     }
     if (!hasHost) headers.host = targets.host();
-    const body = request.body === undefined || typeof request.body === 'string' || Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength);
-    const api = targets.isApiTarget(request.url);
-    let served: ServerResponse | undefined;
+    const given = request.headers ?? {};
     const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
-      served = res;
-      withoutInjectedHeaders(req, request.headers ?? {});
-      // The request has no socket: closing "the connection" ends the response, so the answer resolves.
-      const socket = req.socket as unknown as { destroy?: () => void; emit: (event: string) => boolean; socketless?: boolean };
-      let closed = false;
-      socket.socketless = true;
-      socket.destroy = () => {
-        if (closed) return;
-        closed = true;
-        res.destroy();
-        socket.emit('close');
-      };
-      (api ? targets.api : express)(req, res);
+      withoutInjectedHeaders(req, given);
+      express(req, res);
     };
     // Loaded on the first use: start-up, and a sandbox that never calls handle(), need none of it.
     const { inject } = await (injection ??= loadInjection());
-    try {
-      const answer = await inject(dispatch, { method: request.method, url: request.url, headers, payload: body, validate: false });
-      const fault = faultOf(served);
-      if (fault) return { status: 0, headers: {}, body: Buffer.alloc(0), fault };
-      const kept: Record<string, string | string[]> = {};
-      for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !CONNECTION_HEADERS.has(name)) kept[name] = Array.isArray(value) ? value : String(value);
-      return { status: answer.statusCode, headers: kept, body: answer.rawPayload };
-    } catch (error) {
-      const fault = faultOf(served);
-      if (fault) return { status: 0, headers: {}, body: Buffer.alloc(0), fault };
-      throw error;
-    }
+    const answer = await inject(dispatch, { method: request.method, url: request.url, headers, payload: bodyBytes(request.body), validate: false });
+    const kept: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !CONNECTION_HEADERS.has(name)) kept[name] = Array.isArray(value) ? value : String(value);
+    return { status: answer.statusCode, headers: kept, body: answer.rawPayload };
   };
 }
 
-function faultOf(res: ServerResponse | undefined): ConnectionFault | undefined {
-  const fault = res === undefined ? undefined : exchangeOf(res)?.fault;
-  return fault === 'drop-connection' || fault === 'hang' || fault === 'lose-response' ? fault : undefined;
-}
-
-// light-my-request names itself in a User-Agent the client did not send: the journal shows what was sent.
+// light-my-request names itself in a User-Agent the client did not send: the request is served as it was sent.
 function withoutInjectedHeaders(req: IncomingMessage, given: Record<string, unknown>): void {
   if (Object.keys(given).some((name) => name.toLowerCase() === 'user-agent')) return;
   delete req.headers['user-agent'];

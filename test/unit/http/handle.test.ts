@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SOCKETLESS_URL, startSandbox, type Sandbox, type SandboxAnswer } from '../../../src/index.js';
 import { cardPayment } from '../../support/sandbox.js';
 
-/** Sandbox.handle(): requests served in process, without a socket, with `listen: false` or beside a listener. */
+/** Sandbox.handle(): requests served in process, without a socket, with `listen: false` (beside a listener: test/http/handle-listener.test.ts). */
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => {
@@ -96,4 +96,4 @@ describe('startSandbox({ listen: false })', () => {
   });
 });
 
-// handle() beside a listener, which needs a socket: test/http/handle-listener.test.ts.
+// handle() beside a listener, and the same bytes from both, need a socket: test/http/handle-listener.test.ts.

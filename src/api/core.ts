@@ -1,6 +1,4 @@
 import cors from 'cors';
-import express, { type RequestHandler } from 'express';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { declaresJson } from '../guards/media-type.js';
 import { carriesBody, foreignOrigin, UNSAFE_METHODS } from '../guards/origin.js';
 import type { Journal } from '../journal/journal.js';
@@ -25,21 +23,21 @@ import { PROVIDER_ERROR_OPERATIONS, type OperationId } from '../model/operations
 import { SCENARIO_HEADER, type ScenarioSelector } from '../scenarios/selector.js';
 import type { Store } from '../store/store.js';
 import { operationId, type HttpOperation } from '../validation/operations.js';
-import { beginExchange, exchangeOf, sendJson, type ApiExchange } from './exchange.js';
-import { delayMs, dropConnection, pause, type HungConnections } from './faults.js';
 import { hostRefusal, type AllowedHosts } from '../guards/host.js';
-import { recordOnClose } from './journal-recorder.js';
-import { headerSafe, renderApiError } from './render-error.js';
+import { recordExchange } from '../journal/recorder.js';
 import type { RequestLog } from '../log/request-log.js';
+import { BODYLESS } from './body.js';
+import { delayMs, pause } from './delay.js';
+import { headerSafe, toApiError } from './error-answer.js';
+import { beginExchange, type ApiExchange, type ApiRequest } from './exchange.js';
 import { validateBody } from './validate.js';
 
-/** What the Payments API router needs. */
+/** What the Payments API needs. */
 export interface ApiDependencies {
   operations: HttpOperation[];
   store: Store;
   selector: ScenarioSelector;
   journal: Journal;
-  hung: HungConnections;
   links: Links;
   /** real time, ISO 8601 UTC: when a merchant is first seen */
   now: () => string;
@@ -62,9 +60,6 @@ export const API_BASE = '/api/v2';
 
 /** The headers a browser client may read: the sandbox's own, which say how a request was answered. */
 export const EXPOSED_HEADERS = ['X-Sandbox-Scenario', 'X-Sandbox-Warnings', 'X-Sandbox-Reason', 'X-Sandbox-Detail', 'X-Sandbox-Delay'];
-
-/** A request as node's server hands it over, with what express adds when the express app serves it, and the body once read. */
-export type ApiRequest = IncomingMessage & { body?: unknown; originalUrl?: string };
 
 /**
  * The prefixes the Payments API is served under: `/api/v2`, and `/api/v3`,
@@ -135,9 +130,6 @@ const OPERATIONS: Record<OperationId, Operation> = {
   searchTokenBulk,
 };
 
-/** Methods whose body is ignored: clients such as the provider's Node SDK send one on GET (README decision). */
-const BODYLESS = new Set(['GET', 'HEAD', 'DELETE']);
-
 /** One operation of the document, ready to serve: how its path matches, and what its steps need to know. */
 interface Route {
   id: OperationId;
@@ -157,10 +149,57 @@ interface Route {
   providerErrors: boolean;
 }
 
+/** A fault that closes or holds the connection instead of an answer: the transport carries it out. */
+export type ConnectionFault = 'drop-connection' | 'hang' | 'lose-response';
+
 /**
- * The Payments API v2 under `/api/v2`, one way through (docs/design.md, "A
- * request: one way through"), served on node's own request and response: express's
- * per-request machinery would cost more than everything the sandbox does.
+ * The answer to one Payments API request, for its transport to write, or
+ * the fault to carry out instead. A delay the rule asked for has been waited
+ * already.
+ */
+export interface ApiAnswer {
+  /** the HTTP status; 0 with a fault */
+  status: number;
+  /** the headers, by name as set, in the order set: the same object as `exchange.headers` */
+  headers: Record<string, string>;
+  /** the JSON text; undefined when there is no body to send (HEAD, a CORS preflight, a fault) */
+  body?: string;
+  /** close the connection without an answer (drop-connection, lose-response), or hold it open (hang) */
+  fault?: ConnectionFault;
+  /** the request's way through, for PaymentsApi.record once the connection is done with */
+  exchange: ApiExchange;
+}
+
+/** The Payments API without a transport (src/api/core.ts). */
+export interface PaymentsApi {
+  /**
+   * Starts a request's exchange (its path, query and arrival time) before
+   * anything is read, for a transport that must record it even when the
+   * connection closes before the answer.
+   */
+  exchange(request: ApiRequest): ApiExchange;
+  /**
+   * Answers one request, one way through (docs/design.md, "A request: one
+   * way through"). Never rejects: every error is an answer.
+   * @param exchange the one `exchange(request)` started; a new one without it
+   */
+  handleApi(request: ApiRequest, exchange?: ApiExchange): Promise<ApiAnswer>;
+  /**
+   * Records the request in the journal, and the log, once its connection is
+   * done with: after its answer was written, or the fault carried out.
+   * Nothing for a request refused before it is journalled (a foreign Host, a
+   * CORS preflight). Call it once per exchange.
+   */
+  record(exchange: ApiExchange): void;
+}
+
+/**
+ * The Payments API v2 under `/api/v2` (and `/api/v3`), without a transport:
+ * a request (method, target, headers, and a lazy body reader) in, an answer
+ * (status, headers, JSON text, or a fault) out. Node's HTTP servers reach it
+ * through src/http/api-listener.ts, `Sandbox.handle()` through
+ * src/api/handle.ts; express's per-request machinery would cost more than
+ * everything the sandbox does.
  * A request is refused for a foreign Host (and answered as a CORS preflight
  * with `--cors`), then journalled, refused when a web page of another site
  * sent it to change something (unless `--cors`), routed to its operation,
@@ -169,9 +208,9 @@ interface Route {
  * a fault that changes nothing happens here) -> the operation -> commit of
  * what it stores -> delay or lose-response -> the envelope. Each step hands
  * the next what it learnt, typed, on the request's exchange; every error is
- * rendered by renderApiError.
+ * answered by errorAnswer.
  */
-export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: ServerResponse) => void {
+export function paymentsApi(deps: ApiDependencies): PaymentsApi {
   const routes = deps.operations.map(routeOf);
   const byPath = new Map<string, Route[]>();
   for (const route of routes) {
@@ -187,58 +226,69 @@ export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: Serve
   const corsHandler = deps.cors ? cors({ origin: true, exposedHeaders: EXPOSED_HEADERS, maxAge: 600 }) : undefined;
   // Without --cors, no page of another site may change anything: a form or a no-cors fetch needs no preflight to be sent.
   const pagesOfOtherSites = !deps.cors;
-  return (req, res) => {
-    // A browser must not read a JSON answer, or a value echoed in one, as a script or a page.
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    // Against DNS rebinding: a page that made its own name point at the sandbox still sends that name.
-    const refusal = hostRefusal(deps.allowedHosts, req.headers.host, false);
-    if (refusal) return void renderApiError(refusal, req, res, random);
-    // cors and body-parser are typed for express, but read and write only what node's request and response have.
-    if (corsHandler) corsHandler(req, res as never, () => begin(req, res));
-    else begin(req, res);
-  };
 
-  function begin(req: ApiRequest, res: ServerResponse): void {
-    const target = req.originalUrl ?? req.url ?? '/';
-    const mark = target.indexOf('?');
-    // The listener is reached only for targets under an API base (isApiTarget, or express's mount).
-    const server = (apiBaseOf(target) ?? API_BASES[0]).server;
-    const path = (mark < 0 ? target : target.slice(0, mark)).slice(server.length) || '/';
-    const exchange = beginExchange(res, path, mark < 0 ? '' : target.slice(mark + 1));
-    recordOnClose(req, res, exchange, deps);
-    serve(req, res, exchange, server).catch((error: unknown) => renderApiError(error, req, res, random));
+  // The transport reaches the API only for targets under an API base (isApiTarget, or express's mount).
+  const exchange = (request: ApiRequest): ApiExchange => beginExchange(request, (apiBaseOf(request.target) ?? API_BASES[0]).server, deps.now());
+
+  async function handleApi(request: ApiRequest, begun = exchange(request)): Promise<ApiAnswer> {
+    // A browser must not read a JSON answer, or a value echoed in one, as a script or a page.
+    begun.headers['X-Content-Type-Options'] = 'nosniff';
+    // Against DNS rebinding: a page that made its own name point at the sandbox still sends that name.
+    const refusal = hostRefusal(deps.allowedHosts, request.headers.host, false);
+    if (refusal) return errorAnswer(refusal, begun);
+    const preflightStatus = corsHandler && preflight(request, begun);
+    if (preflightStatus) return { status: preflightStatus, headers: begun.headers, exchange: begun };
+    begun.journalled = true;
+    try {
+      return await serve(request, begun);
+    } catch (error) {
+      return errorAnswer(error, begun);
+    }
   }
 
-  async function serve(req: ApiRequest, res: ServerResponse, exchange: ApiExchange, server: string): Promise<void> {
-    if (pagesOfOtherSites && (UNSAFE_METHODS.has(req.method ?? '') || carriesBody(req.headers))) {
-      const origin = foreignOrigin(req.headers);
+  // The cors library's headers, set on the exchange as on a response; the status of a preflight it answered itself.
+  function preflight(request: ApiRequest, begun: ApiExchange): number | undefined {
+    let ended = false;
+    const headers = begun.headers;
+    const response = {
+      statusCode: 200,
+      getHeader: (name: string) => headers[name],
+      setHeader: (name: string, value: string) => void (headers[name] = String(value)),
+      end: () => void (ended = true),
+    };
+    corsHandler!(request, response, () => undefined);
+    return ended ? response.statusCode : undefined;
+  }
+
+  async function serve(request: ApiRequest, begun: ApiExchange): Promise<ApiAnswer> {
+    if (pagesOfOtherSites && (UNSAFE_METHODS.has(request.method) || carriesBody(request.headers))) {
+      const origin = foreignOrigin(request.headers);
       if (origin !== undefined) throw foreignOriginRefused(origin);
     }
-    const { route, params } = routeFor(req.method ?? 'GET', exchange.path, server);
-    exchange.operation = route.id;
-    const merchant = await readRequest(route, req, res, params);
-    const checked = { method: req.method ?? 'GET', path: exchange.path, query: exchange.query, headers: req.headers, body: req.body };
-    const body = validateBody(route.operation, checked, res, exchange, { lenient: !deps.strict });
+    const { route, params } = routeFor(request.method, begun.path, begun.base);
+    begun.operation = route.id;
+    const merchant = await readRequest(route, request, begun, params);
+    const checked = { method: request.method, path: begun.path, query: begun.query, headers: request.headers, body: begun.sent };
+    const body = validateBody(route.operation, checked, begun, { lenient: !deps.strict });
     const known = resolveMerchant(route, merchant, body);
     const stored = deps.store.merchant(known.publicKey);
     const newMerchant = stored === undefined;
     // Only the key exchange binds a stored merchant again: any other request's merchant may have been read before its body, and replaced since.
     const bindsMerchant = newMerchant || (route.id === 'exchangeKeys' && stored !== known);
-    const parts = { operation: route.id, body, sent: (req.body ?? {}) as Body, params, query: exchange.query, headers: req.headers };
-    const facts = (exchange.facts = factsOf(parts, known, newMerchant, deps.store));
+    const parts = { operation: route.id, body, sent: (begun.sent ?? {}) as Body, params, query: begun.query, headers: request.headers };
+    const facts = (begun.facts = factsOf(parts, known, newMerchant, deps.store));
     // The one decision about the request, before the operation runs: a fault that must
     // change nothing, or a forced HTTP error, happens here, before anything is stored.
-    const header = req.headers[SCENARIO_HEADER];
-    const selection = (exchange.selection = deps.selector.select(facts, typeof header === 'string' ? header : undefined));
+    const header = request.headers[SCENARIO_HEADER];
+    const selection = (begun.selection = deps.selector.select(facts, typeof header === 'string' ? header : undefined));
     const fault = selection.action?.fault;
-    if (fault === 'drop-connection') return dropConnection(req, exchange, fault);
-    if (fault === 'hang') return deps.hung.hold(req, exchange, fault);
+    if (fault === 'drop-connection' || fault === 'hang') return faultAnswer(begun, fault);
     if (selection.forced && selection.rule.then.http) throw httpOutcome(selection.rule);
     const env: OperationEnv = { links: deps.links, now: () => deps.clocks.now(known.publicKey), accountMinimum, decide };
     const answer = OPERATIONS[route.id](facts, selection, env);
     // A new merchant, or one a key exchange bound again after a reset, is stored once its request is answered (README decisions 2, 27).
     await commitWrites(deps.store, bindsMerchant ? [merchantWrite(known), ...answer.writes] : answer.writes, deps.outbox);
-    return respond(req, res, exchange, answer);
+    return respond(request, begun, answer);
   }
 
   // The route of the request's path and method. A known path asked with another method says which
@@ -267,14 +317,16 @@ export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: Serve
 
   // Credentials come from the headers, so a request without valid ones is refused before its body is
   // read: a stranger's megabyte costs neither parsing nor memory (README decision 22).
-  async function readRequest(route: Route, req: ApiRequest, res: ServerResponse, params: Record<string, string>): Promise<Merchant | undefined> {
+  async function readRequest(route: Route, request: ApiRequest, begun: ApiExchange, params: Record<string, string>): Promise<Merchant | undefined> {
     let merchant: Merchant | undefined;
-    if (route.id !== 'exchangeKeys' && !(route.optionalAuth && req.headers.authorization === undefined)) {
-      merchant = authenticateMerchant(deps.store, req.headers.authorization, route.allowBasic, deps.now());
+    if (route.id !== 'exchangeKeys' && !(route.optionalAuth && request.headers.authorization === undefined)) {
+      merchant = authenticateMerchant(deps.store, request.headers.authorization, route.allowBasic, deps.now());
       checkPublicKey(merchant, params.publicKey);
     }
-    checkContentType(req);
-    await readBody(merchant === undefined ? strangersBody : jsonBody, req, res);
+    checkContentType(request);
+    const read = await request.readBody(merchant === undefined ? 'stranger' : 'merchant');
+    begun.sent = read.body;
+    begun.raw = read.raw;
     return merchant;
   }
 
@@ -288,19 +340,54 @@ export function apiListener(deps: ApiDependencies): (req: ApiRequest, res: Serve
   }
 
   // The answer's headers, its delay or lose-response, then the envelope.
-  async function respond(req: ApiRequest, res: ServerResponse, exchange: ApiExchange, answer: Answer | Answer<PayloadEnvelope>): Promise<void> {
-    res.setHeader('X-Sandbox-Scenario', answer.scenario);
-    // A reference can carry any text: the reason is made header-safe as the error renderer's details are.
-    if (answer.reason !== undefined) res.setHeader(REASON_HEADER, headerSafe({ reason: answer.reason }).reason!);
-    const action = exchange.selection?.action;
+  async function respond(request: ApiRequest, begun: ApiExchange, answer: Answer | Answer<PayloadEnvelope>): Promise<ApiAnswer> {
+    begun.headers['X-Sandbox-Scenario'] = answer.scenario;
+    // A reference can carry any text: the reason is made header-safe as the error answer's details are.
+    if (answer.reason !== undefined) begun.headers[REASON_HEADER] = headerSafe({ reason: answer.reason }).reason!;
+    const action = begun.selection?.action;
     if (action) {
       const delay = delayMs(action.delay, random);
-      if (delay > 0) res.setHeader('X-Sandbox-Delay', String(delay));
+      if (delay > 0) begun.headers['X-Sandbox-Delay'] = String(delay);
       await pause(delay);
-      if (action.fault === 'lose-response') return dropConnection(req, exchange, action.fault);
+      if (action.fault === 'lose-response') return faultAnswer(begun, action.fault);
     }
-    sendJson(res, answer.status ?? 200, answer.body, req.method === 'HEAD');
+    return jsonAnswer(begun, answer.status ?? 200, answer.body, request.method === 'HEAD');
   }
+
+  // An error as the answer: an ApiError as it is, others as toApiError says; it names its rule in
+  // X-Sandbox-Scenario and keeps the selection's delay.
+  async function errorAnswer(error: unknown, begun: ApiExchange): Promise<ApiAnswer> {
+    const apiError = toApiError(error);
+    const headers = begun.headers;
+    headers['X-Sandbox-Scenario'] = apiError.scenario ?? 'internal-error';
+    const delay = delayMs(begun.selection?.action?.delay, random);
+    if (delay > 0) headers['X-Sandbox-Delay'] = String(delay);
+    await pause(delay);
+    const safe = headerSafe(apiError.headers);
+    for (const name in safe) headers[name] = safe[name]!;
+    return jsonAnswer(begun, apiError.status, apiError.body, begun.request.method === 'HEAD');
+  }
+
+  return { exchange, handleApi, record: (begun) => void (begun.journalled && recordExchange(begun, deps)) };
+}
+
+/**
+ * Every Payments API answer, errors included: `body` as JSON with `status`,
+ * kept on the exchange for the journal.
+ */
+function jsonAnswer(exchange: ApiExchange, status: number, body: unknown, head: boolean): ApiAnswer {
+  exchange.responseBody = body;
+  exchange.status = status;
+  const text = JSON.stringify(body);
+  exchange.headers['Content-Type'] = 'application/json; charset=utf-8';
+  exchange.headers['Content-Length'] = String(Buffer.byteLength(text));
+  return { status, headers: exchange.headers, body: head ? undefined : text, exchange };
+}
+
+// No answer: the transport closes or holds the connection, and the journal records status 0 and the fault.
+function faultAnswer(exchange: ApiExchange, fault: ConnectionFault): ApiAnswer {
+  exchange.fault = fault;
+  return { status: 0, headers: exchange.headers, fault, exchange };
 }
 
 const merchantWrite = (merchant: Merchant): Write => ({ kind: 'merchant', merchant });
@@ -349,37 +436,8 @@ function decodeParam(value: string): string {
  * `application/json`. A request with neither body nor Content-Type passes,
  * and so does any GET, HEAD or DELETE, whose body is ignored.
  */
-function checkContentType(req: ApiRequest): void {
-  if (BODYLESS.has(req.method ?? '')) return;
-  const type = req.headers['content-type'];
-  if ((type !== undefined || carriesBody(req.headers)) && !declaresJson(type)) throw unsupportedMediaType(type);
-}
-
-// Reads every body as JSON once checkContentType let it through: `application/*+json` and any charset too.
-// The bytes are kept so that a number sent where the spec wants a string is read exactly.
-function bodyOfUpTo(limit: string): RequestHandler {
-  return express.json({
-    type: (req) => !BODYLESS.has(req.method ?? ''),
-    limit,
-    verify: (_req, res, buffer) => {
-      const exchange = exchangeOf(res);
-      if (exchange) exchange.raw = buffer;
-    },
-  });
-}
-
-/** The body of a merchant's request: up to 1 MB (README decision 21). */
-const jsonBody = bodyOfUpTo('1mb');
-
-/**
- * The body of a request no credentials vouch for (the key exchange, the hash
- * endpoint without a token): up to 64 KB, far more than a key pair or a
- * checkout payload, so that strangers cannot make the sandbox read megabytes.
- */
-const strangersBody = bodyOfUpTo('64kb');
-
-function readBody(parser: RequestHandler, req: ApiRequest, res: ServerResponse): Promise<void> {
-  return new Promise((resolve, reject) => {
-    void parser(req as never, res as never, (error?: unknown) => (error ? reject(error) : resolve()));
-  });
+function checkContentType(request: ApiRequest): void {
+  if (BODYLESS.has(request.method)) return;
+  const type = request.headers['content-type'];
+  if ((type !== undefined || carriesBody(request.headers)) && !declaresJson(type)) throw unsupportedMediaType(type);
 }

@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import type { Body } from '../domain/request.js';
 import { checkRequest, requestToCheck, type CheckOptions, type IncomingRequest } from '../validation/check-request.js';
 import type { HttpOperation } from '../validation/operations.js';
@@ -15,14 +14,14 @@ export type ValidationOptions = CheckOptions;
  * does the checking).
  * @returns the body to act on: relaxed when a leniency applied (the warnings
  *   then go to `exchange.warnings` and the X-Sandbox-Warnings header), else
- *   as sent (`req.body` stays as sent); {} when there is none
+ *   as sent (`exchange.sent` stays as sent); {} when there is none
  * @throws ApiError for a request the document refuses
  */
-export function validateBody(operation: HttpOperation, req: IncomingRequest, res: ServerResponse, exchange: ApiExchange, options: ValidationOptions): Body {
+export function validateBody(operation: HttpOperation, req: IncomingRequest, exchange: ApiExchange, options: ValidationOptions): Body {
   const checked = checkRequest(operation, requestToCheck(req), exchange.raw, options);
   if (checked.warnings.length > 0) {
     exchange.warnings = checked.warnings;
-    res.setHeader(WARNINGS_HEADER, checked.warnings.join('; '));
+    exchange.headers[WARNINGS_HEADER] = checked.warnings.join('; ');
   }
   return (checked.body ?? {}) as Body;
 }
