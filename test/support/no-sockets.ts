@@ -20,7 +20,8 @@ const attempts: string[] = [];
 function refuse(what: string): () => never {
   return function refused(): never {
     const error = new Error(`${what}: a unit test may open no socket and start no process; a test that needs one belongs to the e2e project (outside test/unit/)`);
-    attempts.push(error.stack ?? error.message);
+    // The message and the first frames say what was tried and from where; the rest is node's own.
+    attempts.push((error.stack ?? error.message).split('\n').slice(0, 6).join('\n'));
     throw error;
   };
 }
