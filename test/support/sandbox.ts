@@ -250,7 +250,7 @@ export const order = (fields: Record<string, unknown> = {}): Record<string, unkn
   ...fields,
 });
 
-/** A sandbox in memory, its checked client, and one merchant with a token: what most HTTP tests start from. */
+/** A sandbox in memory, served in process unless `options` say `listen: true`, its checked client, and one merchant with a token: what most API tests start from. */
 export async function sandboxWithMerchant(options: SandboxOptions = {}): Promise<{ sandbox: Sandbox; api: ApiClient; merchant: TestMerchant }> {
   const sandbox = await sandboxForTest(options);
   const api = await ApiClient.for(sandbox);
