@@ -9,8 +9,8 @@ import {
   CertificateAuthorityError,
   defaultCaDir,
   openCertificateAuthority,
-} from '../../src/tls/certificate-authority.js';
-import { issueServerCertificate, serverNames, tlsHostName } from '../../src/tls/server-certificate.js';
+} from '../../../src/tls/certificate-authority.js';
+import { issueServerCertificate, serverNames, tlsHostName } from '../../../src/tls/server-certificate.js';
 
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
 const folders: string[] = [];
