@@ -1,11 +1,21 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { BROWSER_TAG, CHROMIUM, browserTestsSkipped } from './test/browser/chromium.js';
 
-// The browser tests need Chromium. A contributor without it still runs every
-// other test, and the run ends saying which browser tests it skipped and how
-// to run them; CI never skips them, so a missing browser fails there.
+/**
+ * Two projects. `unit`: test/unit/, which mirrors src/; its tests open no
+ * socket and start no process, and test/support/no-sockets.ts fails any that
+ * does. `e2e`: every other test, for what only a real listener, process,
+ * browser or install shows. `npm test` runs both; `npm run test:unit` the first.
+ * The browser tests need Chromium. A contributor without it still runs every
+ * other test, and the run ends saying which browser tests it skipped and how
+ * to run them; CI never skips them, so a missing browser fails there.
+ */
 export default defineConfig({
   test: {
+    // One worker per core. Vitest's default leaves one core to its own process, which idles while the
+    // workers run: on a 2-core machine that is one worker, and the whole run in series.
+    maxWorkers: Math.max(2, availableParallelism()),
     tags: [
       {
         name: BROWSER_TAG,
@@ -14,5 +24,26 @@ export default defineConfig({
       },
     ],
     globalSetup: ['test/browser/skipped-notice.ts'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts', 'test/docs/**/*.test.ts'],
+          setupFiles: ['test/support/no-sockets.ts'],
+          // Its files share their worker's modules: the OpenAPI documents, parsed and compiled once per
+          // worker instead of once per file, were most of its time. Each file still starts its own sandboxes.
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/unit/**', 'test/docs/**', '**/node_modules/**'],
+        },
+      },
+    ],
   },
 });

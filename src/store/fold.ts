@@ -54,7 +54,7 @@ import type { WriteAheadLog } from './write-ahead-log.js';
  * differ, which nothing shows: the store lists payments and orders by
  * merchant, and reading a snapshot sorts its rows back by merchant. Hence the
  * set-aside log is removed only once the snapshot is durable, and no sooner.
- * test/store/fold-crash.test.ts holds the store in each window and checks
+ * test/unit/store/fold-crash.test.ts holds the store in each window and checks
  * the property itself on random sequences.
  */
 

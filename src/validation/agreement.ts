@@ -14,7 +14,7 @@ export interface Disagreement {
  * document suggests: each example body, and each with one field taken out,
  * made null, a number, a long string, an object or a list; odd bodies; and
  * odd query and path values. The build fails on any disagreement
- * (src/prepare.ts); test/validation/compiled-check.test.ts adds random requests.
+ * (src/prepare.ts); test/unit/validation/compiled-check.test.ts adds random requests.
  * @returns the disagreements, empty when the two agree everywhere
  */
 export function disagreements(operations: HttpOperation[], extra: (operation: HttpOperation) => RequestToCheck[] = () => []): Disagreement[] {

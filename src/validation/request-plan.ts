@@ -9,7 +9,7 @@ import type { Violation } from './violations.js';
  * from the same schemas prism compiles; this module runs them the way
  * prism's `validateInput` does, so that the violations, their order and
  * their messages are prism's own (checked against prism in
- * test/validation/compiled-check.test.ts and at every build).
+ * test/unit/validation/compiled-check.test.ts and at every build).
  */
 export interface RequestPlan {
   /** the operation's path template, e.g. `/payments/query/{paymentReference}` */

@@ -13,7 +13,7 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  ({ sandbox, api, merchant } = await sandboxWithMerchant());
+  ({ sandbox, api, merchant } = await sandboxWithMerchant({ listen: true }));
   site = await merchantSite();
   browser = await launchBrowser();
 }, 30_000);

@@ -6,7 +6,7 @@ import type { Browser, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store, type Sandbox } from '../../src/index.js';
 import { merchantRecord } from '../store/fixtures.js';
-import { accountPayment, ApiClient, sandboxForTest, type TestMerchant } from '../support/sandbox.js';
+import { accountPayment, ApiClient, listeningSandbox, type TestMerchant } from '../support/sandbox.js';
 import { launchBrowser, screenshot } from './support.js';
 
 /**
@@ -41,7 +41,7 @@ beforeAll(async () => {
   for (let n = 0; n < MERCHANTS; n += 1) store.putMerchant(merchantRecord(keyOf(n)));
   await store.commit();
   await store.close();
-  sandbox = await sandboxForTest({ dataFile });
+  sandbox = await listeningSandbox({ dataFile });
   api = await ApiClient.for(sandbox);
   // One of the stored merchants, its token from the key exchange.
   const { publicKey, secretKey } = merchantRecord(keyOf(7));

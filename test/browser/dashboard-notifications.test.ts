@@ -5,7 +5,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import { ControlClient } from '../support/control.js';
-import { accountPayment, ApiClient, cardPayment, sandboxForTest, type TestMerchant } from '../support/sandbox.js';
+import { accountPayment, ApiClient, cardPayment, listeningSandbox, type TestMerchant } from '../support/sandbox.js';
 import { launchBrowser, screenshot } from './support.js';
 
 /**
@@ -68,7 +68,7 @@ function startReceiver(): Promise<void> {
 }
 
 beforeAll(async () => {
-  sandbox = await sandboxForTest();
+  sandbox = await listeningSandbox();
   api = await ApiClient.for(sandbox);
   control = await ControlClient.for(sandbox);
   acking = await api.merchant();

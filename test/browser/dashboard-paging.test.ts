@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import { orderRecord, paymentRecord } from '../store/fixtures.js';
-import { ApiClient, cardPayment, sandboxForTest, type TestMerchant } from '../support/sandbox.js';
+import { ApiClient, cardPayment, listeningSandbox, type TestMerchant } from '../support/sandbox.js';
 import { launchBrowser, screenshot } from './support.js';
 
 /**
@@ -23,7 +23,7 @@ const PAYMENTS = 120;
 const JOURNALLED = 30;
 
 beforeAll(async () => {
-  sandbox = await sandboxForTest();
+  sandbox = await listeningSandbox();
   api = await ApiClient.for(sandbox);
   merchant = await api.merchant();
   // Straight into the store: what is tested is the listing, not how payments come to be.

@@ -2,7 +2,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
-import { ApiClient, cardPayment, sandboxForTest, type TestMerchant } from '../support/sandbox.js';
+import { ApiClient, cardPayment, listeningSandbox, type TestMerchant } from '../support/sandbox.js';
 import { launchBrowser, screenshot } from './support.js';
 
 /** The dashboard for QA: what a tester reads at 1280 px, opens, and watches arrive. */
@@ -14,7 +14,7 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  sandbox = await sandboxForTest();
+  sandbox = await listeningSandbox();
   api = await ApiClient.for(sandbox);
   merchant = await api.merchant();
   browser = await launchBrowser();

@@ -2,7 +2,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
-import { ApiClient, cardPayment, sandboxForTest } from '../support/sandbox.js';
+import { ApiClient, cardPayment, listeningSandbox } from '../support/sandbox.js';
 import { launchBrowser } from './support.js';
 
 /**
@@ -18,7 +18,7 @@ let page: Page;
 const sent: Array<{ path: string; authorization?: string; contentType?: string; method: string }> = [];
 
 beforeAll(async () => {
-  sandbox = await sandboxForTest({ controlToken: TOKEN });
+  sandbox = await listeningSandbox({ controlToken: TOKEN });
   const api = await ApiClient.for(sandbox);
   const merchant = await api.merchant();
   await api.as(merchant, 'POST', '/payments/initiates', cardPayment({ paymentReference: 'DASH-TOKEN-1' }));

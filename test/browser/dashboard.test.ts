@@ -2,7 +2,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
-import { ApiClient, cardPayment, order, sandboxForTest, type TestMerchant } from '../support/sandbox.js';
+import { ApiClient, cardPayment, order, listeningSandbox, type TestMerchant } from '../support/sandbox.js';
 import { launchBrowser, screenshot } from './support.js';
 
 let sandbox: Sandbox;
@@ -14,7 +14,7 @@ let page: Page;
 const controlCalls: string[] = [];
 
 beforeAll(async () => {
-  sandbox = await sandboxForTest();
+  sandbox = await listeningSandbox();
   api = await ApiClient.for(sandbox);
   merchant = await api.merchant();
   other = await api.merchant();

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
-import { accountPayment, ApiClient, sandboxForTest } from '../support/sandbox.js';
+import { accountPayment, ApiClient, listeningSandbox } from '../support/sandbox.js';
 import { launchBrowser } from './support.js';
 
 /**
@@ -43,7 +43,7 @@ function pageOf(path: string): string {
 }
 
 beforeAll(async () => {
-  sandbox = await sandboxForTest();
+  sandbox = await listeningSandbox();
   api = await ApiClient.for(sandbox);
   attacker = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' }).end(pageOf(req.url ?? '/'));

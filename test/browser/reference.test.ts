@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { Sandbox } from '../../src/index.js';
-import { sandboxForTest } from '../support/sandbox.js';
+import { listeningSandbox } from '../support/sandbox.js';
 import { launchBrowser, screenshot } from './support.js';
 
 /** The API reference at /__sandbox/docs: Swagger UI from the package, rendering the served documents in Chromium. */
@@ -22,7 +22,7 @@ const operationsOf = async (name: string) => {
 };
 
 beforeAll(async () => {
-  sandbox = await sandboxForTest();
+  sandbox = await listeningSandbox();
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.setDefaultTimeout(10_000);
@@ -98,7 +98,7 @@ describe('the API reference', { timeout: 30_000 }, () => {
 
 describe('the API reference of a sandbox with a control token', { timeout: 30_000 }, () => {
   it('reads the documents without the token, and "Authorize" takes it for trying the control API out', async () => {
-    const guarded = await sandboxForTest({ controlToken: 'qa-reference-token' });
+    const guarded = await listeningSandbox({ controlToken: 'qa-reference-token' });
     const tab = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     tab.setDefaultTimeout(10_000);
     try {

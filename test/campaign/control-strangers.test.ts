@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
-import { accountPayment, cardPayment, checkoutLink, sandboxForTest } from '../support/sandbox.js';
+import { accountPayment, cardPayment, checkoutLink, listeningSandbox } from '../support/sandbox.js';
 import { PaymentsApi, send } from './support/api.js';
 import { storedState, type StoredState } from './support/control-state.js';
 import { sendRaw, type RawAnswer, type RawRequest } from './support/raw-http.js';
@@ -40,7 +40,7 @@ async function expectRefusedAndNothingChanged(request: RawRequest, options: { pa
 }
 
 beforeAll(async () => {
-  sandbox = await sandboxForTest();
+  sandbox = await listeningSandbox();
 });
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
-import { accountPayment, cardPayment, momoPayment, sandboxForTest, transferPayment } from '../support/sandbox.js';
+import { accountPayment, cardPayment, momoPayment, listeningSandbox, transferPayment } from '../support/sandbox.js';
 import { banner, run, stopAll, TIMEOUT } from '../support/process.js';
 import { PaymentsApi, send, type Answer } from './support/api.js';
 
@@ -79,7 +79,7 @@ describe('forced rules on a payment that is finished', () => {
   let rules: Rule[];
 
   beforeAll(async () => {
-    sandbox = await sandboxForTest();
+    sandbox = await listeningSandbox();
     api = await PaymentsApi.as(sandbox.url);
     rules = await initiateRules(sandbox.url);
   });
@@ -157,7 +157,7 @@ describe('a rule forced on the whole sandbox', () => {
   });
 
   it('startSandbox({scenario: "account-pending"}): initiating a SUCCESSFUL payment again answers S18 and leaves it SUCCESSFUL', async () => {
-    sandbox = await sandboxForTest({ scenario: 'account-pending' });
+    sandbox = await listeningSandbox({ scenario: 'account-pending' });
     const api = await PaymentsApi.as(sandbox.url);
     const { body, stored } = await finishedPayment(api, 'ACCOUNT');
     const again = await api.initiate(body);

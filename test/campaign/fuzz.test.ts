@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import { Receiver } from '../support/receiver.js';
-import { sandboxForTest } from '../support/sandbox.js';
+import { listeningSandbox } from '../support/sandbox.js';
 import { loadAnswerChecks, problemsOf } from './support/answers.js';
 import { changeBetween, storedState, storeState, type StoredState } from './support/control-state.js';
 import { describeGroup, Findings, type Finding } from './support/findings.js';
@@ -178,7 +178,7 @@ beforeAll(async () => {
   delete process.env.NODE_ENV;
   try {
     receiver = await Receiver.start();
-    sandbox = await sandboxForTest({ seed: String(seed), webhookUrl: receiver.url });
+    sandbox = await listeningSandbox({ seed: String(seed), webhookUrl: receiver.url });
   } finally {
     if (mode !== undefined) process.env.NODE_ENV = mode;
   }

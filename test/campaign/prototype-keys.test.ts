@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
-import { accountPayment, order, sandboxForTest } from '../support/sandbox.js';
+import { accountPayment, order, listeningSandbox } from '../support/sandbox.js';
 import { PaymentsApi, send } from './support/api.js';
 import { PROTOTYPE_NAMES } from './support/fuzz-context.js';
 
@@ -33,7 +33,7 @@ afterEach(async () => {
 });
 
 async function start(dataFile?: string): Promise<Sandbox> {
-  const sandbox = await sandboxForTest(dataFile ? { dataFile } : {});
+  const sandbox = await listeningSandbox(dataFile ? { dataFile } : {});
   sandboxes.push(sandbox);
   return sandbox;
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import { Receiver } from '../support/receiver.js';
-import { accountPayment, cardPayment, checkoutLink, momoPayment, order, sandboxForTest } from '../support/sandbox.js';
+import { accountPayment, cardPayment, checkoutLink, momoPayment, order, listeningSandbox } from '../support/sandbox.js';
 import { PaymentsApi, send, together, type Answer } from './support/api.js';
 import { knob } from './support/knobs.js';
 
@@ -36,7 +36,7 @@ describe.each([
     dir = await mkdtemp(join(tmpdir(), 'payments-sandbox-races-'));
     // Notifications on: the races must not make two events of one change, nor lose one.
     receiver = await Receiver.start();
-    sandbox = await sandboxForTest({ webhookUrl: receiver.url, ...(onFile ? { dataFile: join(dir, 'sandbox.json') } : {}) });
+    sandbox = await listeningSandbox({ webhookUrl: receiver.url, ...(onFile ? { dataFile: join(dir, 'sandbox.json') } : {}) });
     api = await PaymentsApi.as(sandbox.url);
   });
 

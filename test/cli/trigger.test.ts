@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import { Receiver } from '../support/receiver.js';
 import { EXIT_WITHIN, run, within } from '../support/process.js';
-import { accountPayment, ApiClient, sandboxForTest, type TestMerchant } from '../support/sandbox.js';
+import { accountPayment, ApiClient, listeningSandbox, type TestMerchant } from '../support/sandbox.js';
 
 /**
  * `payments-sandbox trigger <eventType> --reference <paymentReference>`
@@ -17,7 +17,7 @@ let merchant: TestMerchant;
 
 beforeAll(async () => {
   receiver = await Receiver.start();
-  sandbox = await sandboxForTest({ webhookUrl: receiver.url });
+  sandbox = await listeningSandbox({ webhookUrl: receiver.url });
   api = await ApiClient.for(sandbox);
   merchant = await api.merchant();
   const initiated = await api.as(merchant, 'POST', '/payments/initiates', accountPayment({ paymentReference: 'CLI-TRIGGER-1' }));

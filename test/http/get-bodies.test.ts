@@ -17,7 +17,7 @@ let merchant: TestMerchant;
 
 beforeAll(async () => {
   // The SDK names the provider's host; the sandbox answers it as a --tls-host (README, "HTTPS and proxy mode").
-  ({ sandbox, api, merchant } = await sandboxWithMerchant({ tlsHosts: ['seerbitapi.com'] }));
+  ({ sandbox, api, merchant } = await sandboxWithMerchant({ listen: true, tlsHosts: ['seerbitapi.com'] }));
   await api.as(merchant, 'POST', '/payments/order', order());
 });
 afterAll(() => sandbox.close());

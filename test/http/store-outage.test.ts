@@ -21,7 +21,7 @@ let merchant: TestMerchant;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'payments-sandbox-outage-'));
-  ({ sandbox, api, merchant } = await sandboxWithMerchant({ dataFile: join(dir, 'store.json') }));
+  ({ sandbox, api, merchant } = await sandboxWithMerchant({ listen: true, dataFile: join(dir, 'store.json') }));
 });
 afterEach(liftFileSizeLimit);
 afterAll(async () => {

@@ -37,7 +37,7 @@ describe('the packed package', () => {
 
     await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
     const started = Date.now();
-    const installed = await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', join(packed, report!.filename)], { cwd: consumer });
+    const installed = await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', join(packed, report!.filename)], { cwd: consumer });
     console.log(`npm install --omit=dev: ${((Date.now() - started) / 1000).toFixed(1)} s`);
     // No install script asks to be approved: the package is built when packed.
     expect(installed.stderr).not.toMatch(/install-scripts|prepare/);

@@ -6,7 +6,7 @@ import { expect } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import { ControlClient } from '../support/control.js';
 import { cleanEnv, EXIT_WITHIN, ROOT, within } from '../support/process.js';
-import { ApiClient, sandboxForTest, type TestMerchant } from '../support/sandbox.js';
+import { ApiClient, listeningSandbox, type TestMerchant } from '../support/sandbox.js';
 
 /**
  * Runs the samples of the provider's Node SDK (seerbit-nodejs) as a merchant
@@ -149,7 +149,7 @@ export interface SamplesSandbox {
  */
 export async function sandboxForSamples(): Promise<SamplesSandbox> {
   const caDir = await mkdtemp(join(tmpdir(), 'sdk-ca-'));
-  const sandbox = await sandboxForTest({ httpsPort: 0, proxyPort: 0, tlsHosts: ['seerbitapi.com'], caDir });
+  const sandbox = await listeningSandbox({ httpsPort: 0, proxyPort: 0, tlsHosts: ['seerbitapi.com'], caDir });
   const api = await ApiClient.for(sandbox);
   const control = await ControlClient.for(sandbox);
   const exchanged = await api.send('POST', '/encrypt/keys', { key: `${SAMPLE_KEYS.secretKey}.${SAMPLE_KEYS.publicKey}` });

@@ -1,10 +1,12 @@
 import { expect } from 'vitest';
 import { controlOperations, type Sandbox } from '../../src/index.js';
 import { documented as withResponses, operationId, responseViolations, type HttpOperation } from '../../src/validation/operations.js';
+import { asClientSends, withinMs } from './in-process.js';
 
 /**
- * A client of one sandbox's control API under `/__sandbox`, over loopback.
- * Every response is checked against openapi/control-api.yaml before it is
+ * A client of one sandbox's control API under `/__sandbox`: served in process
+ * by `sandbox.handle()` for a sandbox of this test, over loopback for one
+ * started as a process. Every response is checked against openapi/control-api.yaml before it is
  * returned: its status must be one the operation documents, and its body
  * must fit that response's schema.
  */
@@ -36,43 +38,56 @@ export interface OverrideBody {
 /** How long any one control request may take before the test fails. */
 const REQUEST_WITHIN_MS = 10_000;
 
+/** How a control request travels: in process or over HTTP; what comes back is read the same way. */
+type Transport = (method: string, target: string, headers: Record<string, string>, payload: string | undefined) => Promise<{ status: number; headers: Record<string, string>; text: string }>;
+
+/** A control API client. */
 export class ControlClient {
   private constructor(
-    private readonly base: string,
+    private readonly transport: Transport,
     private readonly operations: HttpOperation[],
   ) {}
 
+  /** A client of a sandbox of this test, served in process by `sandbox.handle()` whether it listens or not. */
   static async for(sandbox: Sandbox): Promise<ControlClient> {
-    return ControlClient.at(sandbox.url);
+    const transport: Transport = async (method, target, headers, payload) => {
+      const answer = await withinMs(sandbox.handle({ method, url: target, headers: asClientSends(method, headers, payload), body: payload }), REQUEST_WITHIN_MS, `${method} ${target}`);
+      if (answer.fault) throw new Error(`${method} ${target} met the fault ${answer.fault}: the control API has no faults`);
+      const read: Record<string, string> = {};
+      // As a client reads them: a repeated header is one value, joined.
+      for (const [name, value] of Object.entries(answer.headers)) read[name] = Array.isArray(value) ? value.join(', ') : value;
+      return { status: answer.status, headers: read, text: answer.body.toString('utf8') };
+    };
+    return new ControlClient(transport, await controlOperations());
   }
 
-  /** A client of the sandbox at `origin` (e.g. http://127.0.0.1:4010), one started as a process included. */
+  /** A client of the sandbox at `origin` (e.g. http://127.0.0.1:4010) over HTTP: one started as a process. */
   static async at(origin: string): Promise<ControlClient> {
-    return new ControlClient(`${origin.replace(/\/+$/, '')}/__sandbox`, await controlOperations());
+    const base = origin.replace(/\/+$/, '');
+    const transport: Transport = async (method, target, headers, payload) => {
+      const response = await fetch(`${base}${target}`, { method, headers, body: payload, signal: AbortSignal.timeout(REQUEST_WITHIN_MS) });
+      const text = await response.text();
+      const read: Record<string, string> = {};
+      response.headers.forEach((value, name) => (read[name] = value));
+      return { status: response.status, headers: read, text };
+    };
+    return new ControlClient(transport, await controlOperations());
   }
 
   /** Sends a request to `/__sandbox<path>` and checks the answer against the document. */
   async send(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, request: ControlRequest = {}): Promise<ControlResponse> {
-    const url = new URL(`${this.base}${path}`);
+    const url = new URL(`http://control/__sandbox${path}`);
     for (const [name, value] of Object.entries(request.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
     const payload = request.raw ?? (request.body === undefined ? undefined : JSON.stringify(request.body));
-    const response = await fetch(url, {
-      method,
-      headers: payload === undefined ? {} : { 'Content-Type': 'application/json' },
-      body: payload,
-      signal: AbortSignal.timeout(REQUEST_WITHIN_MS),
-    });
-    const text = await response.text();
-    const headers: Record<string, string> = {};
-    response.headers.forEach((value, name) => (headers[name] = value));
+    const { status, headers, text } = await this.transport(method, `${url.pathname}${url.search}`, payload === undefined ? {} : { 'Content-Type': 'application/json' }, payload);
     let body: unknown;
     if (text !== '') {
       expect(headers['content-type'], `${method} ${path}: content type`).toMatch(/^application\/json/);
       body = JSON.parse(text);
     }
-    const result = { status: response.status, body, headers };
+    const result = { status, body, headers };
     this.check(method, path, result);
     return result;
   }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { SandboxOptions } from '../../src/index.js';
 import { ControlClient } from './control.js';
 import { sandboxWithMerchant } from './sandbox.js';
 
@@ -91,10 +92,11 @@ export class Receiver {
 
 /**
  * A sandbox with one merchant whose notification URL is a new receiver's
- * (set over the control API); `close()` stops both.
+ * (set over the control API); `close()` stops both. `options` are the
+ * sandbox's (`listen: true` for one on a port).
  */
-export async function sandboxWithReceiver(): Promise<Awaited<ReturnType<typeof sandboxWithMerchant>> & { receiver: Receiver; close(): Promise<void> }> {
-  const setup = await sandboxWithMerchant();
+export async function sandboxWithReceiver(options: SandboxOptions = {}): Promise<Awaited<ReturnType<typeof sandboxWithMerchant>> & { receiver: Receiver; close(): Promise<void> }> {
+  const setup = await sandboxWithMerchant(options);
   const receiver = await Receiver.start();
   const control = await ControlClient.for(setup.sandbox);
   const answer = await control.send('PUT', `/webhooks/${setup.merchant.publicKey}`, { body: { url: receiver.url } });

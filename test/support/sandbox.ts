@@ -3,10 +3,13 @@ import request from 'supertest';
 import { expect } from 'vitest';
 import { paymentsOperations, startSandbox, type Sandbox, type SandboxOptions } from '../../src/index.js';
 import { operationId, responseViolations, type HttpOperation } from '../../src/validation/operations.js';
+import { inProcess } from './in-process.js';
 
 /**
- * Test harness: a real sandbox on a loopback port, and a client whose every
- * response is checked against the response schemas of the OpenAPI document.
+ * Test harness: a sandbox served in process (no socket, so a test of it runs
+ * in the unit project), or on a loopback port for what only a socket shows,
+ * and a client whose every response is checked against the response schemas
+ * of the OpenAPI document.
  */
 
 /** A test merchant: its key pair and bearer token. */
@@ -25,9 +28,29 @@ export interface ApiResponse {
   headers: Record<string, string>;
 }
 
-/** Starts a sandbox on a free port, in memory unless `dataFile` says otherwise. */
+/**
+ * Starts a sandbox that opens no socket (`listen: false`), served through
+ * `sandbox.handle()`, in memory unless `dataFile` says otherwise; `listen: true`
+ * makes it listen on a free loopback port instead (see `listeningSandbox`).
+ */
 export async function sandboxForTest(options: SandboxOptions = {}): Promise<Sandbox> {
-  return startSandbox({ port: 0, ...options });
+  return startSandbox({ listen: false, ...options });
+}
+
+/**
+ * Starts a sandbox on a free loopback port, for the end-to-end tests of what
+ * only a socket shows: connections, faults that close them, a browser, a
+ * client that must be real.
+ */
+export async function listeningSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  return startSandbox({ port: 0, ...options, listen: true });
+}
+
+/** What ApiClient uses of a request being built, supertest's or the in-process one. */
+interface Call extends PromiseLike<{ status: number; body: any; headers: Record<string, any> }> {
+  set(name: string, value: string): Call;
+  timeout(ms: number): Call;
+  send(data: unknown): Call;
 }
 
 /** A client of one sandbox's Payments API. Every response is checked against the document before it is returned. */
@@ -35,10 +58,21 @@ export class ApiClient {
   private constructor(
     private readonly sandbox: Sandbox,
     private readonly operations: HttpOperation[],
+    private readonly http: boolean,
   ) {}
 
+  /** A client that is served in process by `sandbox.handle()`, whether the sandbox listens or not. */
   static async for(sandbox: Sandbox): Promise<ApiClient> {
-    return new ApiClient(sandbox, await paymentsOperations());
+    return new ApiClient(sandbox, await paymentsOperations(), false);
+  }
+
+  /**
+   * A client over real HTTP to the sandbox's own listener: for the tests of
+   * what a connection shows (a fault that closes it, a client's timeout on a
+   * request that hangs).
+   */
+  static async overHttp(sandbox: Sandbox): Promise<ApiClient> {
+    return new ApiClient(sandbox, await paymentsOperations(), true);
   }
 
   /**
@@ -54,7 +88,10 @@ export class ApiClient {
     options: { headers?: Record<string, string>; timeoutMs?: number } = {},
   ): Promise<ApiResponse> {
     // The document's paths are below /api/v2, but for the operation that names /api as its server (`/v3/...`).
-    let call = request(this.sandbox.app)[method.toLowerCase() as 'get'](/^\/v3\//.test(path) ? `/api${path}` : `/api/v2${path}`);
+    const target = /^\/v3\//.test(path) ? `/api${path}` : `/api/v2${path}`;
+    // supertest and the in-process builder read alike: one chain serves both.
+    const agent = (this.http ? request(this.sandbox.url) : inProcess(this.sandbox)) as unknown as Record<string, (url: string) => Call>;
+    let call = agent[method.toLowerCase()]!(target);
     if (auth) call = call.set('Authorization', auth);
     for (const [name, value] of Object.entries(options.headers ?? {})) call = call.set(name, value);
     if (options.timeoutMs !== undefined) call = call.timeout(options.timeoutMs);
@@ -213,7 +250,7 @@ export const order = (fields: Record<string, unknown> = {}): Record<string, unkn
   ...fields,
 });
 
-/** A sandbox in memory, its checked client, and one merchant with a token: what most HTTP tests start from. */
+/** A sandbox in memory, served in process unless `options` say `listen: true`, its checked client, and one merchant with a token: what most API tests start from. */
 export async function sandboxWithMerchant(options: SandboxOptions = {}): Promise<{ sandbox: Sandbox; api: ApiClient; merchant: TestMerchant }> {
   const sandbox = await sandboxForTest(options);
   const api = await ApiClient.for(sandbox);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import { cleanEnv, EXIT_WITHIN, ROOT, within } from '../support/process.js';
-import { sandboxForTest } from '../support/sandbox.js';
+import { listeningSandbox } from '../support/sandbox.js';
 
 /**
  * The `payments-sandbox/env-proxy` preload (built in dist/), in a CommonJS
@@ -33,7 +33,7 @@ let client: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'env-proxy-'));
-  sandbox = await sandboxForTest({ httpsPort: 0, proxyPort: 0, tlsHosts: ['seerbitapi.com'], caDir: join(dir, 'ca') });
+  sandbox = await listeningSandbox({ httpsPort: 0, proxyPort: 0, tlsHosts: ['seerbitapi.com'], caDir: join(dir, 'ca') });
   client = join(dir, 'client.cjs');
   await writeFile(client, CLIENT);
 });

@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sampleKeyPair, type Sandbox } from '../../src/index.js';
 import { cleanEnv, EXIT_WITHIN, within } from '../support/process.js';
-import { sandboxForTest } from '../support/sandbox.js';
+import { listeningSandbox } from '../support/sandbox.js';
 
 /**
  * The HTTPS listener and the forward proxy, from the outside: what a client
@@ -24,7 +24,7 @@ let proxyPort: number;
 
 beforeAll(async () => {
   caDir = await mkdtemp(join(tmpdir(), 'proxy-ca-'));
-  sandbox = await sandboxForTest({ httpsPort: 0, proxyPort: 0, tlsHosts: ['seerbitapi.com'], caDir });
+  sandbox = await listeningSandbox({ httpsPort: 0, proxyPort: 0, tlsHosts: ['seerbitapi.com'], caDir });
   ca = await readFile(sandbox.caCertificate!, 'utf8');
   proxyPort = Number(new URL(sandbox.proxyUrl!).port);
 });
@@ -163,7 +163,7 @@ describe('the proxy', () => {
   it('stops with the sandbox: neither the HTTPS port nor the proxy port answers after close()', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'proxy-ca-'));
     try {
-      const other = await sandboxForTest({ proxyPort: 0, tlsHosts: ['seerbitapi.com'], caDir: dir });
+      const other = await listeningSandbox({ proxyPort: 0, tlsHosts: ['seerbitapi.com'], caDir: dir });
       expect(other.httpsUrl, 'HTTPS starts with the proxy').toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
       await other.close();
       for (const origin of [other.httpsUrl!, other.proxyUrl!]) {
