@@ -16,14 +16,6 @@ export default defineConfig({
     // One worker per core. Vitest's default leaves one core to its own process, which idles while the
     // workers run: on a 2-core machine that is one worker, and the whole run in series.
     maxWorkers: Math.max(2, availableParallelism()),
-    tags: [
-      {
-        name: BROWSER_TAG,
-        description: `drives Chromium (${CHROMIUM}); skipped when it is missing, except in CI`,
-        skip: browserTestsSkipped(),
-      },
-    ],
-    globalSetup: ['test/browser/skipped-notice.ts'],
     projects: [
       {
         extends: true,
@@ -42,6 +34,15 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/**/*.test.ts'],
           exclude: ['test/unit/**', 'test/docs/**', '**/node_modules/**'],
+          // The browser tests are end to end: the tag and the closing line belong to this project alone (one line a run).
+          tags: [
+            {
+              name: BROWSER_TAG,
+              description: `drives Chromium (${CHROMIUM}); skipped when it is missing, except in CI`,
+              skip: browserTestsSkipped(),
+            },
+          ],
+          globalSetup: ['test/browser/skipped-notice.ts'],
         },
       },
     ],
