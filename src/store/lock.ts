@@ -40,31 +40,37 @@ export class StoreLock {
   static async acquire(file: string): Promise<StoreLock> {
     // One spelling per file, so that this process knows its own lock whatever path it was given.
     const path = `${resolve(file)}.lock`;
+    // One open of a file at a time in this process, decided before anything awaits: a second open
+    // while the first is still linking would otherwise read this pid in the lock and take it for a leftover.
+    if (held.has(path)) throw inUse(file, process.pid, path);
+    held.add(path);
+    let acquired = false;
     const mine = `${path}.${process.pid}.${randomUUID()}.tmp`;
     try {
       // Created fresh (never through a file or link found there), and readable by all: it holds a pid only, which another user's sandbox names when it refuses.
       await writeFile(mine, `${process.pid}\n`, { flag: 'wx', mode: LOCK_MODE });
     } catch (error) {
+      held.delete(path);
       throw new StoreOpenError(`cannot lock the store file ${file}: ${(error as Error).message}`);
     }
     try {
       for (let attempt = 0; attempt < 10; attempt += 1) {
         if (await linked(mine, path)) {
-          held.add(path);
+          acquired = true;
           releaseAtExit();
           return new StoreLock(path);
         }
         const holder = await holderOf(path);
         if (holder === undefined) continue;
-        if ((holder === process.pid && held.has(path)) || (holder !== process.pid && alive(holder))) {
-          throw new StoreOpenError(`the store file ${file} is in use by process ${holder} (${path}): stop it, or give this one another store file`);
-        }
+        // This pid in the lock is a leftover: this process has no other open of the file (checked above).
+        if (holder !== process.pid && alive(holder)) throw inUse(file, holder, path);
         await removeStale(path, holder, mine);
       }
       throw new StoreOpenError(`cannot lock the store file ${file}: ${path} keeps changing`);
     } catch (error) {
       throw error instanceof StoreOpenError ? error : new StoreOpenError(`cannot lock the store file ${file}: ${(error as Error).message}`);
     } finally {
+      if (!acquired) held.delete(path);
       await rm(mine, { force: true });
     }
   }
@@ -75,6 +81,9 @@ export class StoreLock {
     if ((await holderOf(this.path)) === process.pid) await rm(this.path, { force: true });
   }
 }
+
+const inUse = (file: string, holder: number, path: string): StoreOpenError =>
+  new StoreOpenError(`the store file ${file} is in use by process ${holder} (${path}): stop it, or give this one another store file`);
 
 // A process that exits without closing its store (an uncaught error) should not leave its lock behind.
 function releaseAtExit(): void {
