@@ -6,7 +6,7 @@ import { batchSearchFacts, bulkChargeFacts, chargeTokenBulk, searchTokenBulk } f
 import { authorisePayment, authorisePayment3ds, capturePayment, cardFacts, chargeCard, chargeToken, createCardToken, tokenizeCard } from './card-operations.js';
 import { checkoutLinkFacts, computeHash, createCheckoutLink } from './checkout.js';
 import { listBanks, listNetworks } from './lookups.js';
-import { noFacts, operation, type ErrorFamily, type PreparedOperation, type RegisteredOperation, type Route } from './operation.js';
+import { noFacts, operation, type ErrorFamily, type PreparedOperation, type RegisteredOperation } from './operation.js';
 import {
   createOrder, createOrderAfterPayment, createOrderFacts, getOrderByOrderId, getOrderByReference, listOrders, orderChangeFacts, storedOrderFacts, storedOrdersFacts, updateOrders,
 } from './orders.js';
@@ -81,9 +81,6 @@ export const OPERATIONS = {
 
 /** The facts an operation's run reads: the shared ones and its own. */
 export type FactsFor<K extends OperationId> = Parameters<(typeof OPERATIONS)[K]['run']>[0];
-
-/** The route of an operation, as the registry names it. */
-export const routeOf = (id: OperationId): Route => OPERATIONS[id].route;
 
 /** The family of an operation's refusals of credentials and parameters. */
 export const errorFamilyOf = (id: OperationId): ErrorFamily => OPERATIONS[id].errors;

@@ -1,7 +1,7 @@
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LogFormat, LogLevel, Sandbox } from '../../src/index.js';
-import { accountPayment, ApiClient, sandboxForTest } from '../support/sandbox.js';
+import { accountPayment, ApiClient } from '../support/sandbox.js';
+import { loggedLines } from '../support/log.js';
 import { banner, run, stopAll, TIMEOUT, within } from '../support/process.js';
 import { ControlClient } from '../support/control.js';
 import { Receiver } from '../support/receiver.js';
@@ -24,16 +24,8 @@ afterEach(async () => {
   await stopAll();
 });
 
-async function logged(logLevel: LogLevel, logFormat: LogFormat, traffic: (api: ApiClient) => Promise<void>): Promise<string[]> {
-  const destination = new PassThrough();
-  let text = '';
-  destination.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-  sandbox = await sandboxForTest({ logLevel, logFormat, logDestination: destination });
-  const api = await ApiClient.for(sandbox);
-  await traffic(api);
-  await new Promise((done) => setTimeout(done, 100));
-  return text.split('\n').filter((line) => line !== '');
-}
+const logged = (logLevel: LogLevel, logFormat: LogFormat, traffic: (api: ApiClient) => Promise<void>): Promise<string[]> =>
+  loggedLines(logLevel, logFormat, traffic, (started) => (sandbox = started));
 
 describe('the request log', () => {
   it('from the CLI, --log-format json prints one JSON line per request on stdout, after the banner', { timeout: TIMEOUT }, async () => {

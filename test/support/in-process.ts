@@ -216,3 +216,15 @@ export function fetchOf(sandbox: Pick<Sandbox, 'handle'>): (input: string | URL,
     return new Response(empty ? null : new Uint8Array(answer.body), { status: answer.status, headers: read });
   };
 }
+
+/** The JSON body of a handled answer. */
+export const answerJson = (answer: SandboxAnswer): any => JSON.parse(answer.body.toString('utf8'));
+
+/** A key exchange of a new random test key pair through `sandbox.handle()`: its public key and bearer token. */
+export async function exchangeKeysInProcess(sandbox: Pick<Sandbox, 'handle'>): Promise<{ publicKey: string; token: string }> {
+  const publicKey = `SBTESTPUBK_${randomBytes(8).toString('hex')}`;
+  const secretKey = `SBTESTSECK_${randomBytes(8).toString('hex')}`;
+  const answer = await sandbox.handle({ method: 'POST', url: '/api/v2/encrypt/keys', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ key: `${secretKey}.${publicKey}` }) });
+  if (answer.status !== 200) throw new Error(`the key exchange answered ${answer.status}: ${answer.body.toString('utf8')}`);
+  return { publicKey, token: answerJson(answer).data.EncryptedSecKey.encryptedKey };
+}

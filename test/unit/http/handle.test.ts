@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SOCKETLESS_URL, startSandbox, type Sandbox, type SandboxAnswer } from '../../../src/index.js';
+import { SOCKETLESS_URL, startSandbox, type Sandbox } from '../../../src/index.js';
 import { cardPayment } from '../../support/sandbox.js';
+import { answerJson, exchangeKeysInProcess } from '../../support/in-process.js';
 
 /** Sandbox.handle(): requests served in process, without a socket, with `listen: false` (beside a listener: test/http/handle-listener.test.ts). */
 
@@ -11,15 +11,6 @@ afterEach(async () => {
   sandbox = undefined;
 });
 
-const json = (answer: SandboxAnswer): any => JSON.parse(answer.body.toString('utf8'));
-
-async function keyExchange(box: Sandbox): Promise<{ publicKey: string; token: string }> {
-  const publicKey = `SBTESTPUBK_${randomBytes(8).toString('hex')}`;
-  const secretKey = `SBTESTSECK_${randomBytes(8).toString('hex')}`;
-  const answer = await box.handle({ method: 'POST', url: '/api/v2/encrypt/keys', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ key: `${secretKey}.${publicKey}` }) });
-  expect(answer.status).toBe(200);
-  return { publicKey, token: json(answer).data.EncryptedSecKey.encryptedKey };
-}
 
 describe('startSandbox({ listen: false })', () => {
   it('serves a key exchange, an initiate and the control API through handle(), with no server listening', async () => {
@@ -33,7 +24,7 @@ describe('startSandbox({ listen: false })', () => {
     expect(sandbox.publicUrl).toBe(SOCKETLESS_URL);
     expect(sandbox.apiBase).toBe(`${SOCKETLESS_URL}/api/v2`);
 
-    const merchant = await keyExchange(sandbox);
+    const merchant = await exchangeKeysInProcess(sandbox);
     const body = cardPayment({ publicKey: merchant.publicKey });
     const initiated = await sandbox.handle({
       method: 'POST',
@@ -47,14 +38,14 @@ describe('startSandbox({ listen: false })', () => {
     expect(initiated.headers['x-content-type-options']).toBe('nosniff');
     expect(initiated.headers.date).toBeUndefined();
     expect(initiated.fault).toBeUndefined();
-    const payment = json(initiated).data.payments;
+    const payment = answerJson(initiated).data.payments;
     expect(payment.paymentReference).toBe(body.paymentReference);
     expect(payment.redirectLink ?? payment.linkingReference).toBeDefined();
     expect(sandbox.store.payment(merchant.publicKey, String(body.paymentReference))).toBeDefined();
 
     const health = await sandbox.handle({ method: 'GET', url: '/__sandbox/health' });
     expect(health.status).toBe(200);
-    expect(json(health)).toMatchObject({ status: 'ok' });
+    expect(answerJson(health)).toMatchObject({ status: 'ok' });
     expect(listening()).toBe(before);
 
     // The journal holds the requests as a client sent them: no header of the injection's own.
@@ -71,17 +62,17 @@ describe('startSandbox({ listen: false })', () => {
     expect((await sandbox.handle({ method: 'GET', url: '/__sandbox/health', headers: { Host: 'localhost' } })).status).toBe(200);
     const foreign = await sandbox.handle({ method: 'GET', url: '/api/v2/banks', headers: { Host: 'evil.example' } });
     expect(foreign.status).toBe(403);
-    expect(json(foreign)).toMatchObject({ error: 'PERMISSION' });
+    expect(answerJson(foreign)).toMatchObject({ error: 'PERMISSION' });
     const stranger = await sandbox.handle({ method: 'POST', url: '/api/v2/payments/initiates', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(stranger.status).toBe(403);
     const nowhere = await sandbox.handle({ method: 'GET', url: '/nowhere' });
     expect(nowhere.status).toBe(404);
-    expect(json(nowhere)).toHaveProperty('error');
+    expect(answerJson(nowhere)).toHaveProperty('error');
   });
 
   it('reports a fault instead of an answer, and journals it with status 0', async () => {
     sandbox = await startSandbox({ listen: false });
-    const merchant = await keyExchange(sandbox);
+    const merchant = await exchangeKeysInProcess(sandbox);
     for (const fault of ['drop-connection', 'hang', 'lose-response'] as const) {
       const body = cardPayment({ publicKey: merchant.publicKey });
       const answer = await sandbox.handle({

@@ -1,7 +1,7 @@
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LogFormat, LogLevel, Sandbox } from '../../../src/index.js';
-import { accountPayment, ApiClient, cardPayment, momoPayment, sandboxForTest } from '../../support/sandbox.js';
+import { accountPayment, ApiClient, cardPayment, momoPayment } from '../../support/sandbox.js';
+import { loggedLines } from '../../support/log.js';
 
 /** The request log: one line per Payments API request, never a secret (README, "Logs"). */
 
@@ -13,16 +13,8 @@ afterEach(async () => {
   sandbox = undefined;
 });
 
-async function logged(logLevel: LogLevel, logFormat: LogFormat, traffic: (api: ApiClient) => Promise<void>): Promise<string[]> {
-  const destination = new PassThrough();
-  let text = '';
-  destination.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-  sandbox = await sandboxForTest({ logLevel, logFormat, logDestination: destination });
-  const api = await ApiClient.for(sandbox);
-  await traffic(api);
-  await new Promise((done) => setTimeout(done, 100));
-  return text.split('\n').filter((line) => line !== '');
-}
+const logged = (logLevel: LogLevel, logFormat: LogFormat, traffic: (api: ApiClient) => Promise<void>): Promise<string[]> =>
+  loggedLines(logLevel, logFormat, traffic, (started) => (sandbox = started));
 
 async function someTraffic(api: ApiClient): Promise<void> {
   const merchant = await api.merchant();
