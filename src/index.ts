@@ -27,6 +27,8 @@ import { Dispatcher } from './notifications/dispatcher.js';
 import { NotificationFaults } from './notifications/faults.js';
 import { NotificationOutbox } from './notifications/outbox.js';
 import { isHttpUrl, SandboxWebhooks } from './notifications/webhooks.js';
+import { KnownStates } from './known-states/known-states.js';
+import { loadStartFiles } from './known-states/files.js';
 
 /** The OpenAPI document of the Payments API, shipped in openapi/. */
 export const PAYMENTS_API_DOCUMENT = fileURLToPath(new URL('../openapi/payments-api.yaml', import.meta.url));
@@ -100,6 +102,10 @@ export interface SandboxOptions {
   idleTimeoutMs?: number;
   /** connections each listener holds open at once, a new one beyond it closed at once (`--max-connections`); default DEFAULT_MAX_CONNECTIONS (2000) */
   maxConnections?: number;
+  /** a snapshot file (GET /__sandbox/snapshot) loaded at start, before `fixtures` (`--snapshot`; README, "Known states") */
+  snapshot?: string;
+  /** fixtures files loaded at start, in order, after `snapshot` (`--fixtures`); with `snapshot`, the baseline POST /__sandbox/reset returns to */
+  fixtures?: string[];
   /** the most merchants (key pairs) the store keeps, a new one beyond it refused with 503 (`--max-merchants`); default DEFAULT_MAX_MERCHANTS (1000; README, "Security") */
   maxMerchants?: number;
 }
@@ -215,6 +221,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const dispatcher = new Dispatcher({ store, clocks, outbox, onAttempt: log?.attempt });
   const agenda = new Agenda({ store, clocks, engine, outbox, dispatcher });
   let state: 'starting' | 'ok' | 'stopping' = 'starting';
+  // Fixture steps are requests like any other, served in process by handle(), made just below.
+  let serve: Sandbox['handle'] | undefined;
+  const knownStates = new KnownStates({
+    store, overrides: selector.overrides, faults, controlToken: options.controlToken,
+    send: (request) => serve!(request),
+    clearJournal: (publicKey) => journal.clear(publicKey),
+    isScenario: (name) => engine.find(name) !== undefined,
+  });
   let publicUrl = '';
   let url = '';
   const { app, listener, handle } = createApp({
@@ -229,6 +243,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     clocks,
     outbox,
     notifications: { store, clocks, agenda, outbox, faults },
+    knownStates,
     strict: options.strict ?? false,
     state: () => state,
     allowedHosts,
@@ -294,6 +309,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const warnings = [...store.warnings, ...(server && !isLoopback(address) && !options.controlToken ? [openWarning(host, port)] : [])];
   for (const warning of warnings) warnInLog(warning, options);
   agenda.start();
+  serve = handle;
+  try {
+    await loadStartFiles(knownStates, controls, { snapshot: options.snapshot, fixtures: options.fixtures }, (line) => writeInLog(line, 'info', options));
+  } catch (error) {
+    await agenda.stop();
+    await Promise.all([server && new Promise<void>((resolve) => server.close(() => resolve())), tls?.close()]);
+    await store.close().catch(() => undefined);
+    throw error;
+  }
   state = 'ok';
   let closing: Promise<void> | undefined;
   return {
@@ -365,13 +389,18 @@ function openWarning(host: string, port: number): string {
 // A warning as one line of the log, in its format (README, "Logs"): the request log has lines for requests and
 // notifications only, and a warning at start-up precedes both. Silent and error-only logs leave it out.
 function warnInLog(warning: string, options: SandboxOptions): void {
-  const level = options.logLevel ?? 'silent';
-  if (level === 'silent' || level === 'error') return;
+  writeInLog(warning, 'warn', options);
+}
+
+// A line of the start-up in the request log's format, at its level (pino's numbers in JSON).
+function writeInLog(message: string, level: 'info' | 'warn', options: SandboxOptions): void {
+  const shown = options.logLevel ?? 'silent';
+  if (shown === 'silent' || shown === 'error') return;
   const now = new Date();
   const line =
     options.logFormat === 'json'
-      ? JSON.stringify({ level: 40, time: now.getTime(), msg: warning })
-      : `[${now.toTimeString().slice(0, 8)}.${String(now.getMilliseconds()).padStart(3, '0')}] WARN: ${warning}`;
+      ? JSON.stringify({ level: level === 'warn' ? 40 : 30, time: now.getTime(), msg: message })
+      : `[${now.toTimeString().slice(0, 8)}.${String(now.getMilliseconds()).padStart(3, '0')}] ${level.toUpperCase()}: ${message}`;
   (options.logDestination ?? process.stdout).write(`${line}\n`);
 }
 
@@ -400,3 +429,6 @@ export { CertificateAuthorityError, defaultCaDir } from './tls/ca-folder.js';
 export type { Payment, Order, PaymentStatus } from './model/records.js';
 export type { LogFormat, LogLevel } from './log/request-log.js';
 export type { SandboxAnswer, SandboxRequest } from './http/handle.js';
+export { KnownStateError } from './known-states/files.js';
+export type { FixturesDocument, FixturesResult, FixtureStep, FixtureKeyPair } from './known-states/fixtures.js';
+export type { SnapshotDocument } from './known-states/known-states.js';

@@ -18,6 +18,16 @@ import type { Journal } from '../journal/journal.js';
 import { fill, journalCursor, journalCursorId, pageBody, pageOfList, pageOfRows, pageOfSequence, pageRequest } from './paging.js';
 import { notificationHandlers, type NotificationControls } from './notifications.js';
 import { paymentView, scenarioView } from './views.js';
+import { once } from 'node:events';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { snapshotChunks } from '../store/snapshot.js';
+import { FixturesError, type FixturesDocument } from '../known-states/fixtures.js';
+import { SnapshotError, type KnownStates, type SnapshotDocument } from '../known-states/known-states.js';
+
+/** The largest body PUT /snapshot reads (README, "Bounds"): a snapshot of some 300 000 payments. */
+export const SNAPSHOT_BODY_LIMIT = '256mb';
+/** The largest fixtures document POST /fixtures reads. */
+export const FIXTURES_BODY_LIMIT = '16mb';
 
 /** What the control API needs. */
 export interface ControlDependencies {
@@ -39,6 +49,8 @@ export interface ControlDependencies {
   publicUrl: () => string;
   /** notification URLs, deliveries, faults and clocks (README, "Notifications", "Time") */
   notifications: NotificationControls;
+  /** fixtures, snapshots and the baseline a reset returns to (README, "Known states") */
+  knownStates: KnownStates;
 }
 
 type Handler = (req: Request, res: Response) => Promise<void> | void;
@@ -55,7 +67,10 @@ export function controlRouter(deps: ControlDependencies): Router {
   const router = express.Router();
   // Container health checks poll /health without credentials; the API reference reads the documents without them.
   router.use(sameOriginJson(), controlToken(deps.controlToken, ['/health', ...DOCUMENT_PATHS]));
-  router.use(express.json({ limit: '100kb' }));
+  // A snapshot or a fixtures document may be large; every other body is a few fields.
+  const bodies = { '/snapshot': express.json({ limit: SNAPSHOT_BODY_LIMIT }), '/fixtures': express.json({ limit: FIXTURES_BODY_LIMIT }) } as Record<string, RequestHandler>;
+  const small = express.json({ limit: '100kb' });
+  router.use((req, res, next) => (bodies[req.path] ?? small)(req, res, next));
   const handlers = controlHandlers(deps);
   for (const operation of deps.controlOperations) {
     const id = operationId(operation);
@@ -79,6 +94,7 @@ export function controlRouter(deps: ControlDependencies): Router {
   // A body that cannot be read (body-parser's 4xx errors) is an INPUT error in the control API's categories.
   const unreadable: ErrorRequestHandler = (error, _req, _res, next) => {
     const status = (error as { status?: unknown }).status;
+    if (!(error instanceof ApiError) && status === 413) return next(new ApiError(413, { message: `${(error as Error).message}: the control API reads bodies up to 100kb, a snapshot up to ${SNAPSHOT_BODY_LIMIT}, fixtures up to ${FIXTURES_BODY_LIMIT}`, error: 'INPUT' }));
     next(!(error instanceof ApiError) && typeof status === 'number' && status >= 400 && status < 500 ? inputError((error as Error).message) : error);
   };
   router.use(unreadable);
@@ -218,14 +234,56 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
     },
     resetState: async (req, res) => {
       const publicKey = merchantOf(req);
-      store.reset(publicKey);
-      selector.overrides.clear(publicKey);
-      faults.clear(publicKey);
-      journal.clear(publicKey);
-      await store.commit();
-      res.json({ reset: publicKey ?? 'all' });
+      const to = await deps.knownStates.reset(publicKey, req.query.to === 'empty');
+      res.json({ reset: publicKey ?? 'all', to });
+    },
+    loadFixtures: async (req, res) => {
+      try {
+        res.json(await deps.knownStates.loadFixtures(req.body as FixturesDocument));
+      } catch (error) {
+        if (!(error instanceof FixturesError)) throw error;
+        res.status(400).json({ message: error.message, error: 'INPUT', ...(error.step ? { step: error.step } : {}) });
+      }
+    },
+    getSnapshot: async (req, res) => {
+      const publicKey = merchantOf(req);
+      // Taken at once; written a piece at a time, the event loop free between pieces, so other requests go on.
+      const { records, overrides, faults: held } = deps.knownStates.take(publicKey);
+      res.type('application/json');
+      const closed = once(res, 'close');
+      for (const chunk of snapshotChunks(records, { takenAt: deps.now(), publicKey, overrides, faults: held })) {
+        if (res.destroyed) return;
+        if (!res.write(chunk)) await Promise.race([once(res, 'drain'), closed]);
+        await yieldToLoop();
+      }
+      res.end();
+    },
+    putSnapshot: async (req, res) => {
+      const publicKey = merchantOf(req);
+      try {
+        const payments = await deps.knownStates.loadSnapshot(req.body as SnapshotDocument, publicKey);
+        res.json({ loaded: publicKey ?? 'all', payments });
+      } catch (error) {
+        if (error instanceof SnapshotError) throw inputError(error.message);
+        throw error;
+      }
+    },
+    getSchema: (_req, res) => {
+      res.type('application/schema+json').send(JSON.stringify(fixturesSchema(deps.controlOperations), null, 2));
     },
   };
+}
+
+/**
+ * The JSON Schema of a fixtures document: the body schema of POST /fixtures
+ * as the control API's document gives it (FixturesDocument), so the file
+ * served and the check made never disagree.
+ */
+export function fixturesSchema(operations: HttpOperation[]): object {
+  const operation = operations.find((candidate) => operationId(candidate) === 'loadFixtures');
+  const schema = operation?.request?.body?.contents?.[0]?.schema;
+  if (!schema) throw new Error('the control API document has no body schema for loadFixtures');
+  return { $schema: 'https://json-schema.org/draft/2020-12/schema', title: 'payments-sandbox fixtures document, version 1', ...schema };
 }
 
 // A list answer whose rows are already written as JSON: they are not written a second time.

@@ -39,6 +39,26 @@ export class NotificationFaults {
     return (this.faults.get(publicKey) ?? []).map((fault) => ({ ...fault }));
   }
 
+  /** Every merchant's faults, or one's, each merchant's oldest first, as copies. */
+  all(publicKey?: string): NotificationFaultView[] {
+    if (publicKey !== undefined) return this.list(publicKey);
+    return [...this.faults.values()].flat().map((fault) => ({ ...fault }));
+  }
+
+  /**
+   * Puts `faults` in place of every merchant's, or of one merchant's
+   * (`publicKey`), with their ids and what is left of them, each merchant's
+   * in the order given: how a snapshot brings back the faults it holds.
+   */
+  replace(faults: readonly NotificationFaultView[], publicKey?: string): void {
+    this.clear(publicKey);
+    for (const fault of faults) {
+      const list = this.faults.get(fault.publicKey) ?? [];
+      list.push({ ...fault });
+      this.faults.set(fault.publicKey, list);
+    }
+  }
+
   /** Removes the merchant's faults, or every merchant's. */
   clear(publicKey?: string): void {
     if (publicKey === undefined) this.faults.clear();

@@ -75,7 +75,8 @@ export class SandboxWebhooks {
     if (found) return Promise.resolve(found);
     return new Promise((resolve, reject) => {
       const stop = this.store.watch((change) => {
-        const candidates = change.kind === 'delivery' ? [change.delivery] : change.kind === 'payment' ? (change.deliveries ?? []) : [];
+        const candidates =
+          change.kind === 'delivery' ? [change.delivery] : change.kind === 'payment' ? (change.deliveries ?? []) : change.kind === 'replace' ? change.records.deliveries : [];
         const match = candidates.find((delivery) => matches(delivery, wanted));
         if (!match) return;
         clearTimeout(timer);

@@ -104,6 +104,31 @@ export class OverrideBook {
     return override;
   }
 
+  /**
+   * Puts `overrides` in place of every override, or of one merchant's
+   * (`publicKey`: the sandbox-wide ones and other merchants' stay), each
+   * with its id, `createdAt` and the `times` it has left, in the order given
+   * (oldest first): how a snapshot brings back the overrides it holds.
+   * @throws OverrideLimitError, before anything changes, when they would not fit the book's limits
+   */
+  replace(overrides: readonly Override[], publicKey?: string): void {
+    const counts = new Map<string | undefined, number>();
+    for (const override of overrides) counts.set(override.publicKey, (counts.get(override.publicKey) ?? 0) + 1);
+    const most = Math.max(0, ...counts.values());
+    const total = overrides.length + (publicKey === undefined ? 0 : this.held.size - (this.bySubject.get(publicKey)?.length ?? 0));
+    if (most > this.limits.perMerchant || total > this.limits.total) {
+      throw new OverrideLimitError(`the overrides do not fit: at most ${this.limits.perMerchant} of one merchant and ${this.limits.total} in all`);
+    }
+    this.clear(publicKey);
+    for (const override of overrides) {
+      const entry = { override: { ...override }, sequence: (this.sequence += 1) };
+      this.held.set(override.id, entry);
+      const subject = this.bySubject.get(override.publicKey) ?? [];
+      subject.push(entry);
+      this.bySubject.set(override.publicKey, subject);
+    }
+  }
+
   /** Removes one override; false when there is none with that id. */
   remove(id: string): boolean {
     const entry = this.held.get(id);

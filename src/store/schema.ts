@@ -64,9 +64,39 @@ export function changeProblem(value: unknown): string | undefined {
       if (unknown !== undefined) return `unknown property ${JSON.stringify(unknown)} in a reset change`;
       return value.publicKey === undefined || typeof value.publicKey === 'string' ? undefined : '/publicKey must be string';
     }
+    case 'replace': {
+      const unknown = extra(['kind', 'publicKey', 'records']);
+      if (unknown !== undefined) return `unknown property ${JSON.stringify(unknown)} in a replace change`;
+      if (value.publicKey !== undefined && typeof value.publicKey !== 'string') return '/publicKey must be string';
+      return recordsProblem(value.records, value.publicKey as string | undefined);
+    }
     default:
       return `unknown kind ${JSON.stringify(value.kind)}`;
   }
+}
+
+/** The lists of a state and the record each holds (SnapshotRecords). */
+const LISTS = [['merchants', 'merchant'], ['payments', 'payment'], ['orders', 'order'], ['webhooks', 'webhook'], ['clocks', 'clock'], ['deliveries', 'delivery']] as const;
+
+/**
+ * Checks the records of a state (SnapshotRecords): each list present and
+ * each record fitting its schema; with `publicKey`, every record that
+ * merchant's. Places are JSON Pointers into the lists (`/payments/3/amount`).
+ * @returns the first problem, or undefined when every record fits
+ */
+export function recordsProblem(value: unknown, publicKey?: string): string | undefined {
+  if (!isObject(value)) return `${kind(value)} where the records object is expected`;
+  for (const [list, record] of LISTS) {
+    const rows = value[list];
+    if (!Array.isArray(rows)) return `/${list} must be array`;
+    for (const [index, row] of rows.entries()) {
+      const problem = problemOf(records[record], row, `/${list}/${index}`);
+      if (problem) return problem;
+      const owner = (row as { publicKey: string }).publicKey;
+      if (publicKey !== undefined && owner !== publicKey) return `/${list}/${index}/publicKey is ${JSON.stringify(owner)}, not the merchant ${JSON.stringify(publicKey)} the state is for`;
+    }
+  }
+  return undefined;
 }
 
 /** True for a JSON object (not null, not an array). */

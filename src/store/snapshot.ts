@@ -7,7 +7,7 @@ import type { Order, Payment } from '../model/records.js';
 import { StoreOpenError } from './errors.js';
 import { createTemporary, folderWarning, keepToOwner, openToRead, removeTemporaries, type OpenFile } from './files.js';
 import { snapshotProblem } from './schema.js';
-import { Tables } from './tables.js';
+import { Tables, type SnapshotRecords } from './tables.js';
 
 /**
  * The snapshot file: the whole state as JSON, read with lowdb, written as a
@@ -39,18 +39,7 @@ type Snapshot =
   | { version: 2; merchants: Merchant[]; payments: Payment[]; orders: Order[] }
   | { version: 3; merchants: Merchant[]; payments: Payment[]; orders: Order[]; webhooks: WebhookEndpoint[]; clocks: MerchantClock[]; deliveries: Delivery[] };
 
-/**
- * The records of a snapshot, taken at one moment: lists of the frozen
- * records the tables hold (the same objects, not copies), oldest first.
- */
-export interface SnapshotRecords {
-  merchants: readonly Merchant[];
-  payments: readonly Payment[];
-  orders: readonly Order[];
-  webhooks: readonly WebhookEndpoint[];
-  clocks: readonly MerchantClock[];
-  deliveries: readonly Delivery[];
-}
+export type { SnapshotRecords } from './tables.js';
 
 /** The snapshot file at one path. */
 export class SnapshotFile {
@@ -167,9 +156,10 @@ export class SnapshotFile {
 /**
  * The snapshot text of `records` (version 3, one record a line), in pieces
  * of about 64 KiB, each made only when the caller asks for it: neither the
- * whole text nor a long stretch of the event loop is ever taken.
+ * whole text nor a long stretch of the event loop is ever taken. `head`'s
+ * fields are written after `version`, before the lists (GET /__sandbox/snapshot adds its own).
  */
-export function* snapshotChunks(records: SnapshotRecords): Generator<string> {
+export function* snapshotChunks(records: SnapshotRecords, head: Record<string, unknown> = {}): Generator<string> {
   const tables: Array<[string, readonly object[]]> = [
     ['merchants', records.merchants],
     ['payments', records.payments],
@@ -179,6 +169,9 @@ export function* snapshotChunks(records: SnapshotRecords): Generator<string> {
     ['deliveries', records.deliveries],
   ];
   let chunk = `{"version": ${SNAPSHOT_VERSION},`;
+  for (const [name, value] of Object.entries(head)) {
+    if (value !== undefined) chunk += `\n${JSON.stringify(name)}: ${JSON.stringify(value)},`;
+  }
   for (const [index, [name, rows]] of tables.entries()) {
     chunk += `\n"${name}": [`;
     for (const [at, row] of rows.entries()) {
@@ -214,25 +207,9 @@ async function sync(path: string): Promise<void> {
 
 // The schema has checked every record; what is left is that each is stored once, under its own keys.
 function tablesOf(snapshot: Snapshot): Tables | string {
+  if (snapshot.version === 3) return Tables.of(snapshot);
+  if (snapshot.version === 2) return Tables.of({ ...snapshot, webhooks: [], clocks: [], deliveries: [] });
   const tables = new Tables();
-  if (snapshot.version === 2 || snapshot.version === 3) {
-    for (const [index, merchant] of snapshot.merchants.entries()) {
-      if (!tables.replay({ kind: 'merchant', merchant })) return `/merchants/${index} repeats the merchant ${JSON.stringify(merchant.publicKey)}`;
-    }
-    for (const [index, payment] of snapshot.payments.entries()) {
-      if (!tables.replay({ kind: 'payment', payment })) return `/payments/${index} repeats ${describe(payment)}`;
-    }
-    for (const [index, order] of snapshot.orders.entries()) {
-      if (!tables.replay({ kind: 'order', order })) return `/orders/${index} repeats ${describe(order)}`;
-    }
-    if (snapshot.version === 2) return tables;
-    for (const webhook of snapshot.webhooks) tables.replay({ kind: 'webhook', publicKey: webhook.publicKey, webhook });
-    for (const clock of snapshot.clocks) tables.replay({ kind: 'clock', clock });
-    for (const [index, delivery] of snapshot.deliveries.entries()) {
-      if (!tables.replay({ kind: 'delivery', delivery })) return `/deliveries/${index} repeats the delivery ${JSON.stringify(delivery.id)}`;
-    }
-    return tables;
-  }
   for (const [publicKey, merchant] of Object.entries(snapshot.merchants)) {
     if (merchant.publicKey !== publicKey) return `/merchants/${pointer(publicKey)} holds the merchant ${JSON.stringify(merchant.publicKey)}`;
     tables.replay({ kind: 'merchant', merchant });

@@ -7,12 +7,12 @@ import { StoreLock } from './lock.js';
 import { changeProblem } from './schema.js';
 import { SnapshotFile } from './snapshot.js';
 import type { SyncLevel } from './sync-level.js';
-import { DEFAULT_MAX_MERCHANTS, Tables, type Change, type MerchantRecord } from './tables.js';
+import { DEFAULT_MAX_MERCHANTS, Tables, type Change, type MerchantRecord, type SnapshotRecords } from './tables.js';
 import { readLog, WriteAheadLog } from './write-ahead-log.js';
 
 export { StoreOpenError, StoreUnavailableError } from './errors.js';
 export { SYNC_LEVELS, type SyncLevel } from './sync-level.js';
-export { DEFAULT_MAX_MERCHANTS, type Change, type MerchantRecord } from './tables.js';
+export { DEFAULT_MAX_MERCHANTS, type Change, type MerchantRecord, type SnapshotRecords } from './tables.js';
 
 /** Where the store keeps its state. */
 export interface StoreOptions {
@@ -300,6 +300,30 @@ export class Store {
    */
   reset(publicKey?: string): void {
     this.change({ kind: 'reset', publicKey });
+  }
+
+  /**
+   * The records held now, of every merchant or of one (`publicKey`): lists
+   * of the frozen records themselves, oldest first, taken at once, so that
+   * writing them out later still gives this moment's state. Nothing is copied.
+   */
+  records(publicKey?: string): SnapshotRecords {
+    return this.tables.records(publicKey);
+  }
+
+  /**
+   * Replaces the whole state, or one merchant's (`publicKey`: the records
+   * must all be its own), with `records`, in one change: one line of the
+   * log, so that a crash keeps all of it or none. Durable after the next `commit()`.
+   * @throws StoreUnavailableError while the store cannot write; TypeError naming the first
+   *   record that does not fit its schema, is another merchant's, or is held twice
+   *   (`the replace cannot be stored: /payments/3/amount must be string`); nothing changes then.
+   *   RangeError when the records hold more merchants than `maxMerchants`
+   */
+  replace(records: SnapshotRecords, publicKey?: string): void {
+    const merchants = publicKey === undefined ? records.merchants.length : this.tables.merchantCount + (this.tables.merchant(publicKey) ? 0 : records.merchants.length);
+    if (merchants > this.maxMerchants) throw new RangeError(`the state cannot be stored: it holds ${merchants} merchants and the store keeps at most ${this.maxMerchants}`);
+    this.change(publicKey === undefined ? { kind: 'replace', records } : { kind: 'replace', publicKey, records });
   }
 
   /**

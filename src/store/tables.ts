@@ -26,16 +26,33 @@ export const DEFAULT_MAX_MERCHANTS = 1000;
  * outbox), so that one line holds both and a crash keeps both or neither.
  * A reset releases the merchants it covers (MerchantRecord) by itself: its
  * line stays `{kind, publicKey}`, as older logs hold it, and its replay
- * releases them again.
+ * releases them again. A replace puts a whole state in one line (a snapshot
+ * loaded, a fixture load taken back): every merchant's, or one merchant's
+ * when it names `publicKey`; a crash keeps all of it or none.
  */
 export type Change =
   | { kind: 'merchant'; merchant: Merchant }
+  | { kind: 'replace'; publicKey?: string; records: SnapshotRecords }
   | { kind: 'payment'; payment: Payment; deliveries?: Delivery[] }
   | { kind: 'order'; order: Order }
   | { kind: 'delivery'; delivery: Delivery }
   | { kind: 'webhook'; publicKey: string; webhook: WebhookEndpoint | null }
   | { kind: 'clock'; clock: MerchantClock }
   | { kind: 'reset'; publicKey?: string };
+
+/**
+ * Whole records of a state, each list oldest first: what a snapshot holds
+ * (snapshot.ts) and what a `replace` change puts. The lists may hold the
+ * tables' own frozen records: nothing is copied to take them.
+ */
+export interface SnapshotRecords {
+  merchants: readonly MerchantRecord[];
+  payments: readonly Payment[];
+  orders: readonly Order[];
+  webhooks: readonly WebhookEndpoint[];
+  clocks: readonly MerchantClock[];
+  deliveries: readonly Delivery[];
+}
 
 /** Takes one applied change back, leaving the tables exactly as they were before it (the order of rows included). */
 export type Undo = () => void;
@@ -132,6 +149,24 @@ export class Tables {
   }
 
   /**
+   * The records of every merchant, or of one: lists of the frozen records
+   * held now (the same objects), oldest first. O(records) to list, nothing copied.
+   */
+  records(publicKey?: string): SnapshotRecords {
+    if (publicKey === undefined) {
+      return {
+        merchants: this.merchantList(), payments: this.paymentList(), orders: this.orderList(),
+        webhooks: this.webhookList(), clocks: this.clockList(), deliveries: this.deliveryList(),
+      };
+    }
+    const one = <T>(value: T | undefined): T[] => (value === undefined ? [] : [value]);
+    return {
+      merchants: one(this.merchants.get(publicKey)), payments: this.paymentList(publicKey), orders: this.orderList(publicKey),
+      webhooks: one(this.webhooks.get(publicKey)), clocks: one(this.clocks.get(publicKey)), deliveries: this.deliveryList(publicKey),
+    };
+  }
+
+  /**
    * How many records the tables hold (merchants, payments and orders): what
    * a snapshot of them costs to write and to read, which sets when the log
    * is worth folding into one. O(merchants).
@@ -185,7 +220,32 @@ export class Tables {
       case 'reset':
         // Merchants stay, so tokens already handed out keep working after a reset; each merchant reset is released.
         return change.publicKey === undefined ? this.resetAll() : this.resetOne(change.publicKey);
+      case 'replace':
+        return change.publicKey === undefined ? this.replaceAll(change.records) : this.replaceOne(change.publicKey, change.records);
     }
+  }
+
+  /**
+   * Tables holding exactly `records`, each record frozen.
+   * @returns the tables, or the first record held twice under the same keys
+   *   (`/payments/3 repeats the paymentReference "R1" of "SBTESTPUBK_a"`), as a JSON Pointer into the lists
+   */
+  static of(records: SnapshotRecords): Tables | string {
+    const tables = new Tables();
+    // replay() says when a record took the place of one under the same keys.
+    const put = (list: string, rows: readonly object[], replay: (row: never) => boolean, named: (row: never) => string) => {
+      for (const [index, row] of rows.entries()) if (!replay(row as never)) return `/${list}/${index} repeats ${named(row as never)}`;
+      return undefined;
+    };
+    const once = <T extends { publicKey: string }>(map: Map<string, T>, row: T) => !map.has(row.publicKey) && Boolean(map.set(row.publicKey, deepFreeze(row)));
+    const repeated =
+      put('merchants', records.merchants, (merchant: Merchant) => tables.replay({ kind: 'merchant', merchant }), (merchant: Merchant) => `the merchant ${JSON.stringify(merchant.publicKey)}`) ??
+      put('payments', records.payments, (payment: Payment) => tables.replay({ kind: 'payment', payment }), describe) ??
+      put('orders', records.orders, (order: Order) => tables.replay({ kind: 'order', order }), describe) ??
+      put('webhooks', records.webhooks, (webhook: WebhookEndpoint) => once(tables.webhooks, webhook), (webhook: WebhookEndpoint) => `the webhook of ${JSON.stringify(webhook.publicKey)}`) ??
+      put('clocks', records.clocks, (clock: MerchantClock) => once(tables.clocks, clock), (clock: MerchantClock) => `the clock of ${JSON.stringify(clock.publicKey)}`) ??
+      put('deliveries', records.deliveries, (delivery: Delivery) => tables.replay({ kind: 'delivery', delivery }), (delivery: Delivery) => `the delivery ${JSON.stringify(delivery.id)}`);
+    return repeated ?? tables;
   }
 
   /**
@@ -221,9 +281,58 @@ export class Tables {
         this.apply(change);
         return true;
       case 'reset':
+      case 'replace':
         this.apply(change);
         return true;
     }
+  }
+
+  private replaceAll(records: SnapshotRecords): Undo {
+    const built = Tables.of(records);
+    if (typeof built === 'string') throw new TypeError(`the state cannot be stored: ${built}`);
+    const { merchants, payments, orders, byLinkingReference, deliveries, deliveryById, webhooks, clocks } = this;
+    Object.assign(this, {
+      merchants: built.merchants, payments: built.payments, orders: built.orders, byLinkingReference: built.byLinkingReference,
+      deliveries: built.deliveries, deliveryById: built.deliveryById, webhooks: built.webhooks, clocks: built.clocks,
+    });
+    return () => {
+      Object.assign(this, { merchants, payments, orders, byLinkingReference, deliveries, deliveryById, webhooks, clocks });
+    };
+  }
+
+  // One merchant's records go, and the new ones take their place; every other merchant's stay as they are.
+  private replaceOne(publicKey: string, records: SnapshotRecords): Undo {
+    const built = Tables.of(records);
+    if (typeof built === 'string') throw new TypeError(`the state cannot be stored: ${built}`);
+    const undoRows = this.resetOne(publicKey);
+    const merchant = built.merchants.get(publicKey);
+    const undoMerchant = merchant === undefined ? remove(this.merchants, publicKey) : put(this.merchants, publicKey, merchant);
+    const webhook = built.webhooks.get(publicKey);
+    const undoWebhook = webhook === undefined ? remove(this.webhooks, publicKey) : put(this.webhooks, publicKey, webhook);
+    const clock = built.clocks.get(publicKey);
+    const undoClock = clock === undefined ? () => {} : put(this.clocks, publicKey, clock);
+    const rows = <T>(table: Map<string, Rows<T>>, from: Map<string, Rows<T>>) => {
+      const mine = from.get(publicKey);
+      if (mine && mine.size > 0) table.set(publicKey, mine);
+    };
+    rows(this.payments, built.payments);
+    rows(this.orders, built.orders);
+    rows(this.deliveries, built.deliveries);
+    for (const payment of built.payments.get(publicKey)?.values() ?? []) this.byLinkingReference.set(payment.linkingReference, payment);
+    for (const delivery of built.deliveries.get(publicKey)?.values() ?? []) this.deliveryById.set(delivery.id, delivery);
+    return () => {
+      for (const payment of built.payments.get(publicKey)?.values() ?? []) {
+        if (this.byLinkingReference.get(payment.linkingReference) === payment) this.byLinkingReference.delete(payment.linkingReference);
+      }
+      for (const id of built.deliveries.get(publicKey)?.keys() ?? []) this.deliveryById.delete(id);
+      this.payments.delete(publicKey);
+      this.orders.delete(publicKey);
+      this.deliveries.delete(publicKey);
+      undoClock();
+      undoWebhook();
+      undoMerchant();
+      undoRows();
+    };
   }
 
   // Notification URLs stay, as merchants do: they are set-up, not state. Clocks go back to real time.
@@ -270,6 +379,10 @@ export class Tables {
       undoRelease();
     };
   }
+}
+
+function describe(row: { publicKey: string; paymentReference: string }): string {
+  return `the paymentReference ${JSON.stringify(row.paymentReference)} of ${JSON.stringify(row.publicKey)}`;
 }
 
 // The record of a merchant a reset released: a new frozen record, as every change of a record is; the same one when it already was.

@@ -537,7 +537,7 @@ describe('POST /reset', () => {
 
     const reset = await control.reset(a.publicKey);
     expect(reset.status).toBe(200);
-    expect(reset.body).toEqual({ reset: a.publicKey });
+    expect(reset.body).toEqual({ reset: a.publicKey, to: 'empty' });
 
     expect((await control.payments(a.publicKey)).body.payments).toEqual([]);
     expect((await control.orders(a.publicKey)).body.orders).toEqual([]);
@@ -564,7 +564,7 @@ describe('POST /reset', () => {
 
     const reset = await control.reset();
     expect(reset.status).toBe(200);
-    expect(reset.body).toEqual({ reset: 'all' });
+    expect(reset.body).toEqual({ reset: 'all', to: 'empty' });
     expect((await control.payments()).body.payments).toEqual([]);
     expect((await control.orders()).body.orders).toEqual([]);
     expect((await control.overrides()).body.overrides).toEqual([]);

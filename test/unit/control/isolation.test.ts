@@ -121,7 +121,7 @@ describe('two merchants on one sandbox at once', () => {
 
     const reset = await control.reset(a.publicKey);
     expect(reset.status).toBe(200);
-    expect(reset.body).toEqual({ reset: a.publicKey });
+    expect(reset.body).toEqual({ reset: a.publicKey, to: 'empty' });
 
     expect((await control.requests({ publicKey: a.publicKey })).body.count).toBe(0);
     expect((await control.payments(a.publicKey)).body.payments).toEqual([]);

@@ -1,0 +1,179 @@
+import type { MerchantRecord, SnapshotRecords } from '../store/store.js';
+import { AlreadyHeld, runSteps, type FixtureRunnerDependencies, type FixturesDocument, type FixturesResult } from './fixtures.js';
+import { putState, takeState, type SandboxState, type StateParts } from './state.js';
+import type { Override } from '../scenarios/overrides.js';
+import type { NotificationFaultView } from '../notifications/faults.js';
+
+/** A snapshot document as `GET /__sandbox/snapshot` writes it (openapi/control-api.yaml, Snapshot): the store file's format, version 3, with overrides and faults. */
+export interface SnapshotDocument extends SnapshotRecords {
+  version: 3;
+  takenAt?: string;
+  publicKey?: string;
+  overrides?: Override[];
+  faults?: NotificationFaultView[];
+}
+
+/** What known states need beside the state itself. */
+export interface KnownStatesDependencies extends StateParts, Omit<FixtureRunnerDependencies, 'hasPayment'> {
+  /** forgets the journal entries of one merchant, or all: a reset does */
+  clearJournal: (publicKey?: string) => void;
+  /** is this a scenario of the catalogue? an override of a snapshot must name one */
+  isScenario: (name: string) => boolean;
+}
+
+/** A snapshot that cannot be loaded as it is; nothing changed. The message names the field. */
+export class SnapshotError extends Error {
+  override name = 'SnapshotError';
+}
+
+/**
+ * Known states (README, "Known states"): fixtures loaded, snapshots taken
+ * and loaded, and the baseline a reset returns to. Loads and resets are
+ * carried out one at a time, in the order they came; reads are not held up.
+ */
+export class KnownStates {
+  private baseline: SandboxState | undefined;
+  private last: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly deps: KnownStatesDependencies) {}
+
+  /**
+   * Runs a fixtures document, all or nothing: when a step fails, the state
+   * is put back as it was before the first step (changes other clients
+   * made meanwhile included), and the error names the step.
+   * @returns the steps' outcomes; `alreadyLoaded` (nothing changed) when the first step refused
+   *   collides with a payment the sandbox held before the load
+   * @throws FixturesError naming the step; StoreUnavailableError when the store cannot write
+   */
+  loadFixtures(document: FixturesDocument): Promise<FixturesResult> {
+    return this.exclusive(async () => {
+      const before = takeState(this.deps);
+      let sent = 0;
+      const send: FixtureRunnerDependencies['send'] = (request) => {
+        sent += 1;
+        return this.deps.send(request);
+      };
+      try {
+        return await runSteps(document, { send, controlToken: this.deps.controlToken, hasPayment: (key, reference) => this.deps.store.payment(key, reference) !== undefined });
+      } catch (error) {
+        // Nothing sent, nothing to take back: a document refused at its first step's references.
+        if (sent > 0) await putState(this.deps, before);
+        if (error instanceof AlreadyHeld) return { loaded: false, alreadyLoaded: true, message: error.message, steps: [], bound: [] };
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * The state now, of every merchant or of one, as a snapshot's parts
+   * (write them out with snapshotChunks): taken at once, nothing copied.
+   */
+  take(publicKey?: string): SandboxState {
+    return takeState(this.deps, publicKey);
+  }
+
+  /**
+   * Replaces the state of every merchant, or of one (`publicKey`), with a
+   * snapshot, checked whole before anything changes, in one change of the store.
+   * @returns how many payments the state it loaded holds
+   * @throws SnapshotError naming the field (a record another merchant's, an
+   *   override of an unknown scenario, a record that breaks the store's
+   *   schema); StoreUnavailableError when the store cannot write
+   */
+  loadSnapshot(document: SnapshotDocument, publicKey?: string): Promise<number> {
+    return this.exclusive(async () => {
+      const state = this.stateOf(document, publicKey);
+      try {
+        await putState(this.deps, state);
+      } catch (error) {
+        if (error instanceof TypeError || error instanceof RangeError || (error as Error).name === 'OverrideLimitError') {
+          throw new SnapshotError(`the snapshot cannot be loaded: ${(error as Error).message.replace(/^the \w+ cannot be stored: /, '')}`);
+        }
+        throw error;
+      }
+      return state.records.payments.length;
+    });
+  }
+
+  /** Takes the state now as the baseline a reset returns to: once the start-up's snapshot and fixtures are loaded. */
+  keepBaseline(): void {
+    this.baseline = takeState(this.deps);
+  }
+
+  /**
+   * Returns every merchant, or one, to the baseline; or to nothing with
+   * `toEmpty`, or when there is no baseline (docs/decisions.md#d77-reset-to-baseline).
+   * Journal entries of those merchants go either way.
+   * @returns what it reset to
+   * @throws StoreUnavailableError when the store cannot write
+   */
+  reset(publicKey: string | undefined, toEmpty: boolean): Promise<'baseline' | 'empty'> {
+    return this.exclusive(async () => {
+      const { store, overrides, faults } = this.deps;
+      const baseline = toEmpty ? undefined : this.baseline;
+      const heldThere = publicKey === undefined || baseline?.records.merchants.some((merchant) => merchant.publicKey === publicKey);
+      if (!baseline || !heldThere) {
+        store.reset(publicKey);
+        overrides.clear(publicKey);
+        faults.clear(publicKey);
+        this.deps.clearJournal(publicKey);
+        await store.commit();
+        return 'empty';
+      }
+      await putState(this.deps, publicKey === undefined ? this.withStrangers(baseline) : merchantPart(baseline, publicKey));
+      this.deps.clearJournal(publicKey);
+      return 'baseline';
+    });
+  }
+
+  // Merchants the baseline does not hold stay known, released, with their notification URLs, as a reset to empty keeps them.
+  private withStrangers(baseline: SandboxState): SandboxState {
+    const known = new Set(baseline.records.merchants.map((merchant) => merchant.publicKey));
+    const strangers: MerchantRecord[] = this.deps.store.merchants().filter((merchant) => !known.has(merchant.publicKey)).map((merchant) => ({ ...merchant, released: true }));
+    const webhooks = this.deps.store.webhooks().filter((webhook) => !known.has(webhook.publicKey));
+    const { records } = baseline;
+    return { ...baseline, records: { ...records, merchants: [...records.merchants, ...strangers], webhooks: [...records.webhooks, ...webhooks] } };
+  }
+
+  private stateOf(document: SnapshotDocument, publicKey: string | undefined): SandboxState {
+    const overrides = document.overrides ?? [];
+    const faults = document.faults ?? [];
+    for (const [index, override] of overrides.entries()) {
+      if (override.scenario !== undefined && !this.deps.isScenario(override.scenario)) {
+        throw new SnapshotError(`the snapshot cannot be loaded: /overrides/${index}/scenario names no scenario of the catalogue (${override.scenario})`);
+      }
+      if (publicKey !== undefined && override.publicKey !== publicKey) {
+        throw new SnapshotError(`the snapshot cannot be loaded: /overrides/${index}/publicKey is not the merchant ${publicKey} the snapshot is loaded for`);
+      }
+    }
+    for (const [index, fault] of faults.entries()) {
+      if (publicKey !== undefined && fault.publicKey !== publicKey) {
+        throw new SnapshotError(`the snapshot cannot be loaded: /faults/${index}/publicKey is not the merchant ${publicKey} the snapshot is loaded for`);
+      }
+    }
+    const { merchants, payments, orders, webhooks, clocks, deliveries } = document;
+    const state = { records: { merchants, payments, orders, webhooks, clocks, deliveries }, overrides, faults };
+    return publicKey === undefined ? state : { publicKey, ...state };
+  }
+
+  private exclusive<T>(run: () => Promise<T>): Promise<T> {
+    const next = this.last.catch(() => undefined).then(run);
+    this.last = next;
+    return next;
+  }
+}
+
+/** One merchant's part of a state. */
+function merchantPart(state: SandboxState, publicKey: string): SandboxState {
+  const mine = <T extends { publicKey?: string }>(rows: readonly T[]) => rows.filter((row) => row.publicKey === publicKey);
+  const { records } = state;
+  return {
+    publicKey,
+    records: {
+      merchants: mine(records.merchants), payments: mine(records.payments), orders: mine(records.orders),
+      webhooks: mine(records.webhooks), clocks: mine(records.clocks), deliveries: mine(records.deliveries),
+    },
+    overrides: mine(state.overrides),
+    faults: mine(state.faults),
+  };
+}

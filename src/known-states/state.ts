@@ -1,0 +1,65 @@
+import type { NotificationFaults, NotificationFaultView } from '../notifications/faults.js';
+import type { Override, OverrideBook } from '../scenarios/overrides.js';
+import type { SnapshotRecords, Store } from '../store/store.js';
+
+/**
+ * What a known state is made of: the store's records, the overrides in
+ * force and the notification faults set. Overrides and faults live in
+ * memory beside the store (docs/decisions.md#d26-in-memory-test-session), so
+ * a snapshot gathers all three.
+ */
+export interface StateParts {
+  store: Store;
+  overrides: OverrideBook;
+  faults: NotificationFaults;
+}
+
+/**
+ * A state taken at one moment: the store's frozen records themselves (not
+ * copies), and copies of the overrides and faults with what each has left.
+ * Of every merchant, or of one (`publicKey`: its overrides, not the
+ * sandbox-wide ones).
+ */
+export interface SandboxState {
+  publicKey?: string;
+  records: SnapshotRecords;
+  overrides: Override[];
+  faults: NotificationFaultView[];
+}
+
+/** Takes the state of every merchant, or of one, at once: O(records) to list, no record copied. */
+export function takeState(parts: StateParts, publicKey?: string): SandboxState {
+  const overrides = (publicKey === undefined ? parts.overrides.list() : parts.overrides.list(publicKey)).map((override) => ({ ...override }));
+  const state = { records: parts.store.records(publicKey), overrides, faults: parts.faults.all(publicKey) };
+  return publicKey === undefined ? state : { publicKey, ...state };
+}
+
+/**
+ * Puts `state` in place of the state of every merchant, or of its merchant
+ * (`state.publicKey`), and waits until the store's part is durable: one
+ * change of the store, so a crash keeps all of it or none; the overrides
+ * and faults are in memory, as ever.
+ * @throws TypeError or RangeError from the store (a record that does not fit, too many
+ *   merchants) and OverrideLimitError, before anything changes; StoreUnavailableError
+ *   (rejects) when the disk refused the change: the store took it back, and the
+ *   overrides and faults are put back as they were
+ */
+export async function putState(parts: StateParts, state: SandboxState): Promise<void> {
+  const { publicKey } = state;
+  const before = takeState(parts, publicKey);
+  parts.overrides.replace(state.overrides, publicKey);
+  try {
+    parts.store.replace(state.records, publicKey);
+  } catch (error) {
+    parts.overrides.replace(before.overrides, publicKey);
+    throw error;
+  }
+  parts.faults.replace(state.faults, publicKey);
+  try {
+    await parts.store.commit();
+  } catch (error) {
+    parts.overrides.replace(before.overrides, publicKey);
+    parts.faults.replace(before.faults, publicKey);
+    throw error;
+  }
+}
