@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { parse as parseYaml } from 'yaml';
 import { durationOf } from '../model/durations.js';
+import { parseFixturesText, type FixturesDocument, type FixturesResult } from '../known-states/fixtures.js';
+import type { SnapshotDocument } from '../known-states/known-states.js';
 import type { Delivery, DeliverySchedule, DeliveryState, NotificationEventType } from '../model/notifications.js';
 
 /**
@@ -49,51 +50,6 @@ export class ControlApiError extends Error {
   }
 }
 
-/** The key pair a fixtures document or step authenticates as. */
-export interface FixtureKeyPair {
-  /** test public key, `SBTESTPUBK_…` */
-  publicKey: string;
-  /** test secret key, `SBTESTSECK_…` */
-  secretKey: string;
-}
-
-/**
- * One step of a fixtures document: one request to the Payments API (`api`,
- * below `/api/v2`) or to the control API (`control`, below `/__sandbox`).
- * A string `${id.json.path}` is replaced by that part of the answer of the
- * earlier step with that `id`.
- */
-export interface FixtureStep {
-  id?: string;
-  merchant?: FixtureKeyPair;
-  api?: { method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH'; path: string; headers?: Record<string, string>; body?: unknown };
-  control?: { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string; body?: unknown };
-  /** what the answer must be; by default, any status below 400 */
-  expect?: { status?: number; code?: string };
-}
-
-/** A fixtures document (`POST /__sandbox/fixtures`; its schema is served at `GET /__sandbox/schemas/fixtures.json`). */
-export interface FixturesDocument {
-  version: 1;
-  /** the key pair of every step that names none */
-  merchant?: FixtureKeyPair;
-  steps: FixtureStep[];
-}
-
-/** What a fixtures load answers: each step's status and code, and `alreadyLoaded` when the sandbox held the document's result already (then nothing changed). */
-export interface FixturesResult {
-  loaded: boolean;
-  alreadyLoaded?: boolean;
-  steps?: Array<{ index: number; id?: string; status: number; code?: string; bound?: unknown }>;
-  [field: string]: unknown;
-}
-
-/** A snapshot of the sandbox's state, as `GET /__sandbox/snapshot` answers it: a versioned JSON document, to be given back whole to `loadSnapshot`. */
-export interface SandboxSnapshot {
-  version: number;
-  [field: string]: unknown;
-}
-
 /** Which deliveries of notifications a wait or a list is about. Every field is optional. */
 export interface DeliveryFilter {
   paymentReference?: string;
@@ -132,7 +88,7 @@ export class SandboxControl {
    * The whole state, or one merchant's, as one JSON document (`GET /__sandbox/snapshot`).
    * @throws ControlApiError when the sandbox refuses (400 for an unknown parameter, 401 without the control token)
    */
-  snapshot(publicKey?: string): Promise<SandboxSnapshot> {
+  snapshot(publicKey?: string): Promise<SnapshotDocument> {
     return this.call('GET', '/snapshot', { publicKey });
   }
 
@@ -143,7 +99,7 @@ export class SandboxControl {
    * @returns the sandbox's answer
    * @throws ControlApiError with `error` INPUT naming the field, for a snapshot of another version or shape, or a record of another merchant than `publicKey`
    */
-  loadSnapshot(snapshot: SandboxSnapshot, publicKey?: string): Promise<Record<string, unknown>> {
+  loadSnapshot(snapshot: SnapshotDocument, publicKey?: string): Promise<Record<string, unknown>> {
     return this.call('PUT', '/snapshot', { publicKey }, snapshot);
   }
 
@@ -270,12 +226,12 @@ export class SandboxControl {
 }
 
 /**
- * A fixtures document read from a file: YAML, of which JSON is a part.
+ * A fixtures document read from a file, JSON or YAML, as `--fixtures` reads one (src/known-states/fixtures.ts).
  * @throws Error naming the file when it cannot be read or parsed
  */
 async function readDocument(path: string): Promise<FixturesDocument> {
   try {
-    return parseYaml(await readFile(path, 'utf8')) as FixturesDocument;
+    return (await parseFixturesText(await readFile(path, 'utf8'))) as FixturesDocument;
   } catch (error) {
     throw new Error(`cannot read the fixtures file ${path}: ${(error as Error).message}`);
   }

@@ -8,12 +8,14 @@
  * variables they set (SANDBOX_URL and the rest), as it reaches one a CI job
  * started.
  */
-import { sampleKeyPair, startSandbox, type Sandbox, type SandboxOptions } from '../index.js';
+import type { Sandbox, SandboxOptions } from '../index.js';
 import type { KeyPair } from '../domain/merchants.js';
 import { SandboxControl } from './control.js';
 
 export { ControlApiError, SandboxControl } from './control.js';
-export type { ControlErrorBody, DeliveryFilter, FixtureKeyPair, FixtureStep, FixturesDocument, FixturesResult, SandboxControlOptions, SandboxSnapshot } from './control.js';
+export type { ControlErrorBody, DeliveryFilter, SandboxControlOptions } from './control.js';
+export type { FixtureKeyPair, FixtureStep, FixturesDocument, FixturesResult } from '../known-states/fixtures.js';
+export type { SnapshotDocument } from '../known-states/known-states.js';
 export type { Delivery, DeliveryState, NotificationEventType } from '../model/notifications.js';
 export type { KeyPair } from '../domain/merchants.js';
 
@@ -50,6 +52,8 @@ export interface TestSandbox {
  * @throws what `startSandbox` throws: a fixtures file whose step fails or a snapshot that does not load stops the start with an Error naming the file and the step or field
  */
 export async function startForTests(options: StartForTestsOptions = {}): Promise<TestSandbox> {
+  // Loaded here, not with this module: a test file that only reaches a sandbox (connectToSandbox) does not load the server.
+  const { sampleKeyPair, startSandbox } = await import('../index.js');
   const { keyPair: given, ...sandboxOptions } = options;
   const sandbox = await startSandbox({ port: 0, ...sandboxOptions });
   const known = sandbox.store.merchants().find((merchant) => !merchant.released);

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ControlApiError, connectToSandbox, SandboxControl, startForTests, type TestSandbox } from '../../src/testing/index.js';
+import { ControlApiError, connectToSandbox, SandboxControl, startForTests, type SnapshotDocument, type TestSandbox } from '../../src/testing/index.js';
 import { cardPayment, freshReference } from '../support/sandbox.js';
 import { Receiver } from '../support/receiver.js';
 
@@ -77,7 +77,7 @@ describe('startForTests', () => {
     expect(sandbox.apiBase).toBe(`${sandbox.url}/api/v2`);
     expect(sandbox.sandbox.store.inMemory).toBe(true);
     expect(sandbox.keyPair).toEqual({ publicKey: 'SBTESTPUBK_testingEntry0001', secretKey: 'SBTESTSECK_testingEntry0001' });
-    expect(await paymentsOf(sandbox)).toEqual(['TESTING-CARD-1 SUCCESS']);
+    expect(await paymentsOf(sandbox)).toEqual(['TESTING-CARD-1 SUCCESSFUL']);
   });
 
   it('without fixtures, hands out a new test key pair the sandbox accepts', async () => {
@@ -99,12 +99,12 @@ describe('the control client', () => {
     expect(snapshot.version).toEqual(expect.any(Number));
 
     expect(await sandbox.control.reset()).toMatchObject({ reset: 'all' });
-    expect(await paymentsOf(sandbox)).toEqual(['TESTING-CARD-1 SUCCESS']);
+    expect(await paymentsOf(sandbox)).toEqual(['TESTING-CARD-1 SUCCESSFUL']);
     expect(await sandbox.control.reset({ publicKey: sandbox.keyPair.publicKey, toEmpty: true })).toMatchObject({ reset: sandbox.keyPair.publicKey, to: 'empty' });
     expect(await paymentsOf(sandbox)).toEqual([]);
 
     await sandbox.control.loadSnapshot(snapshot);
-    expect(await paymentsOf(sandbox)).toEqual(['TESTING-CARD-1 SUCCESS', `${later} PENDING`]);
+    expect(await paymentsOf(sandbox)).toEqual(['TESTING-CARD-1 SUCCESSFUL', `${later} PENDING`]);
     // One merchant's part of it, for that merchant.
     const own = await sandbox.control.snapshot(sandbox.keyPair.publicKey);
     await sandbox.control.reset({ toEmpty: true });
@@ -114,19 +114,19 @@ describe('the control client', () => {
 
   it('refuses a snapshot of another version, naming the field, and changes nothing', async () => {
     const sandbox = await start({ fixtures: [PAID_CARD] });
-    const error = await refusal(sandbox.control.loadSnapshot({ version: 99 }));
+    const error = await refusal(sandbox.control.loadSnapshot({ version: 99 } as unknown as SnapshotDocument));
     expect(error.status).toBe(400);
     expect(error.error).toBe('INPUT');
     expect(error.body.message).toMatch(/version/);
     expect(error.message).toMatch(/^PUT \/__sandbox\/snapshot answered 400 INPUT: /);
-    expect(await paymentsOf(sandbox)).toEqual(['TESTING-CARD-1 SUCCESS']);
+    expect(await paymentsOf(sandbox)).toEqual(['TESTING-CARD-1 SUCCESSFUL']);
   });
 
   it('loads a fixtures file once; the same file again is found loaded already', async () => {
     const sandbox = await start();
     const first = await sandbox.control.loadFixtures(PAID_CARD);
     expect(first).toMatchObject({ loaded: true, steps: [{ index: 0, id: 'card', status: 200, code: 'S20' }, { index: 1, status: 200, code: '00' }] });
-    expect(await paymentsOf(sandbox, 'SBTESTPUBK_testingEntry0001')).toEqual(['TESTING-CARD-1 SUCCESS']);
+    expect(await paymentsOf(sandbox, 'SBTESTPUBK_testingEntry0001')).toEqual(['TESTING-CARD-1 SUCCESSFUL']);
     expect(await sandbox.control.loadFixtures(PAID_CARD)).toMatchObject({ loaded: false, alreadyLoaded: true });
   });
 
