@@ -6,7 +6,7 @@
  * `jestGlobalTeardown()` run it once for a whole run, and
  * `connectToSandbox()` reaches it from the tests through the environment
  * variables they set (SANDBOX_URL and the rest), as it reaches one a CI job
- * started.
+ * started (docs/decisions.md#d74-testing-entry).
  */
 import type { Sandbox, SandboxOptions } from '../index.js';
 import type { KeyPair } from '../domain/merchants.js';

@@ -20,7 +20,8 @@ import { cleanEnv, freePort, ROOT } from '../support/process.js';
  * is a small script that asks the sandbox for the fixtures' payments and
  * passes or fails as the test says. The `uses` steps are GitHub's own
  * actions: checkout and setup-node are skipped, upload-artifact is checked
- * to find its files. Whatever happens, the sandbox must end with the job.
+ * to find its files. Whatever happens, the sandbox must end with the job
+ * (docs/decisions.md#d73-ci-examples-checked).
  */
 
 const folders: string[] = [];

@@ -153,7 +153,7 @@ describe('the control client', () => {
     expect(advanced.fired).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'expiry', paymentReference })]));
 
     const delivery = await sandbox.control.waitForNotification(sandbox.keyPair.publicKey, { paymentReference, eventType: 'transaction' }, 5000);
-    expect(delivery).toMatchObject({ paymentReference, state: 'delivered', event: { eventType: 'transaction' } });
+    expect(delivery).toMatchObject({ paymentReference, state: 'delivered', event: { eventType: 'transaction', data: { code: 'S12' } } });
     expect(receiver.of(paymentReference)).toHaveLength(1);
     // A function decides on each delivery, whatever its state.
     const same = await sandbox.control.waitForNotification(sandbox.keyPair.publicKey, (each) => each.paymentReference === paymentReference, 1000);
