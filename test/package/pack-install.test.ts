@@ -10,7 +10,7 @@ import { ROOT, within } from '../support/process.js';
 /**
  * The package as a new user gets it: packed, installed in an empty folder
  * with production dependencies only, started with npx, and used for a key
- * exchange and a payment. It prints the tarball's size and file count.
+ * exchange and a payment; its testing entry typed and run from there. It prints the tarball's size and file count.
  */
 
 const run = promisify(execFile);
@@ -51,6 +51,15 @@ describe('the packed package', () => {
       'const payments: Payment[] = sandbox.store.payments(sampleKeyPair().publicKey);',
       'console.log(sandbox.apiBase, payments.length);',
       'await sandbox.close();',
+      // The testing entry and its global set-ups, by their exports, typed without vitest or jest installed.
+      "import { connectToSandbox, startForTests, ControlApiError, type TestSandbox, type Delivery } from 'payments-sandbox/testing';",
+      "import vitestSetup from 'payments-sandbox/testing/vitest-global-setup';",
+      "import jestSetup from 'payments-sandbox/testing/jest-global-setup';",
+      "import jestTeardown from 'payments-sandbox/testing/jest-global-teardown';",
+      'const forTests: TestSandbox = await startForTests();',
+      'const waited: Delivery | undefined = undefined;',
+      'console.log(forTests.keyPair.publicKey, waited, ControlApiError.name, typeof connectToSandbox, typeof vitestSetup, typeof jestSetup, typeof jestTeardown);',
+      'await forTests.stop();',
     ].join('\n'));
     await writeFile(join(consumer, 'tsconfig.json'), JSON.stringify({
       compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, noEmit: true, types: ['node'] },
@@ -58,6 +67,16 @@ describe('the packed package', () => {
     }));
     const typecheck = await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: consumer }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }));
     expect(typecheck.stdout).toBe('');
+
+    // The testing entry runs from the installed package: a sandbox for tests, and a control client that reaches it.
+    const testing = await run(process.execPath, ['--input-type=module', '-e', [
+      "import { startForTests, connectToSandbox } from 'payments-sandbox/testing';",
+      'const sandbox = await startForTests();',
+      'const connected = connectToSandbox({ SANDBOX_URL: sandbox.url });',
+      'console.log(JSON.stringify(await connected.control.reset()));',
+      'await sandbox.stop();',
+    ].join('\n')], { cwd: consumer });
+    expect(JSON.parse(testing.stdout)).toMatchObject({ reset: 'all' });
 
     const child = spawn('npx', ['--no-install', 'payments-sandbox', '--in-memory', '--port', '0'], { cwd: consumer, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     try {
