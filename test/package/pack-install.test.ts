@@ -10,7 +10,8 @@ import { ROOT, within } from '../support/process.js';
 /**
  * The package as a new user gets it: packed, installed in an empty folder
  * with production dependencies only, started with npx, and used for a key
- * exchange and a payment; its testing entry typed and run from there. It prints the tarball's size and file count.
+ * exchange and a payment; its testing entry typed and run from there. It
+ * prints the tarball's size and file count.
  */
 
 const run = promisify(execFile);
