@@ -269,7 +269,7 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
       }
     },
     getSchema: (_req, res) => {
-      res.type('application/schema+json').send(JSON.stringify(fixturesSchema(deps.controlOperations), null, 2));
+      res.type('application/json').send(JSON.stringify(fixturesSchema(deps.controlOperations), null, 2));
     },
   };
 }
