@@ -147,7 +147,9 @@ export class Agenda {
       // The merchant's items are now due earlier in real time.
       this.wake();
     } else if (change.kind === 'replace') {
-      // A state put whole (a snapshot loaded, a fixture load taken back): what it holds falls due as it says; what it replaced is passed over.
+      // A state put whole (a snapshot loaded, a fixture load taken back): what it holds falls due as it says, and nothing it replaced does.
+      if (change.publicKey === undefined) this.queues.clear();
+      else this.queues.delete(change.publicKey);
       for (const payment of change.records.payments) this.notePayment(payment);
       for (const delivery of change.records.deliveries) this.noteDelivery(delivery);
       this.wake();

@@ -20,7 +20,7 @@ import { notificationHandlers, type NotificationControls } from './notifications
 import { paymentView, scenarioView } from './views.js';
 import { once } from 'node:events';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { snapshotChunks } from '../store/snapshot.js';
+import { snapshotText } from '../known-states/state.js';
 import { FixturesError, type FixturesDocument } from '../known-states/fixtures.js';
 import { SnapshotError, type KnownStates, type SnapshotDocument } from '../known-states/known-states.js';
 
@@ -248,10 +248,10 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
     getSnapshot: async (req, res) => {
       const publicKey = merchantOf(req);
       // Taken at once; written a piece at a time, the event loop free between pieces, so other requests go on.
-      const { records, overrides, faults: held } = deps.knownStates.take(publicKey);
+      const state = deps.knownStates.take(publicKey);
       res.type('application/json');
       const closed = once(res, 'close');
-      for (const chunk of snapshotChunks(records, { takenAt: deps.now(), publicKey, overrides, faults: held })) {
+      for (const chunk of snapshotText(state, deps.now())) {
         if (res.destroyed) return;
         if (!res.write(chunk)) await Promise.race([once(res, 'drain'), closed]);
         await yieldToLoop();
@@ -269,7 +269,7 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
       }
     },
     getSchema: (_req, res) => {
-      res.type('application/schema+json').send(JSON.stringify(fixturesSchema(deps.controlOperations), null, 2));
+      res.type('application/json').send(JSON.stringify(fixturesSchema(deps.controlOperations), null, 2));
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { NotificationFaults, NotificationFaultView } from '../notifications/faults.js';
 import type { Override, OverrideBook } from '../scenarios/overrides.js';
+import { snapshotChunks } from '../store/snapshot.js';
 import type { SnapshotRecords, Store } from '../store/store.js';
 
 /**
@@ -62,4 +63,15 @@ export async function putState(parts: StateParts, state: SandboxState): Promise<
     parts.faults.replace(before.faults, publicKey);
     throw error;
   }
+}
+
+/**
+ * The snapshot document of a state (openapi/control-api.yaml, Snapshot): the
+ * store file's format, version 3, with `takenAt`, `publicKey`, `overrides`
+ * and `faults` before the lists, in pieces of about 64 KiB made one at a
+ * time, so that a writer can let the event loop run between them.
+ * @param takenAt ISO 8601, the time the state was taken
+ */
+export function snapshotText(state: SandboxState, takenAt: string): Generator<string> {
+  return snapshotChunks(state.records, { takenAt, publicKey: state.publicKey, overrides: state.overrides, faults: state.faults });
 }
