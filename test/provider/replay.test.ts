@@ -260,21 +260,6 @@ const KNOWN_DIFFERENCES: KnownDifference[] = [
   { case: 'InitiatePayment/momoRequestPaylaod', aspect: 'payments fields', provider: ['linkingReference', 'paymentReference'], sandbox: null, reason: LIVE_KEY },
   { case: 'InitiatePayment/momoRequestPaylaod', aspect: 'error fields', provider: null, sandbox: ['error', 'message'], reason: LIVE_KEY },
 
-  {
-    case: 'OTPMomo',
-    aspect: 'code',
-    provider: 'S20',
-    sandbox: 'S12',
-    reason: "the example's otp 81015 is not 123456 and a wrong OTP fails the payment (docs/decisions.md#d16-wrong-otp-fails); the provider's example is still pending",
-  },
-  {
-    case: 'OTPMomo',
-    aspect: 'payments fields',
-    provider: ['linkingReference', 'paymentReference'],
-    sandbox: [],
-    reason: 'a failure (S12) answers an empty payments object (spec, Business result codes)',
-  },
-
   { case: 'GetOrderByPublicKeyAndPaymentReference', aspect: 'status', provider: 201, sandbox: 200, reason: ORDER_LOOKUP_200 },
   { case: 'GetOrderByPublicKeyandOrderId', aspect: 'status', provider: 201, sandbox: 200, reason: ORDER_LOOKUP_200 },
   { case: 'Capture', aspect: 'status', provider: 201, sandbox: 200, reason: CARD_STATUS },
