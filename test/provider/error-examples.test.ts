@@ -6,7 +6,8 @@ import { ProviderDocument } from './provider-document.js';
 /**
  * The provider's request examples, changed as its own refusal examples
  * describe, against the refusal it documents (external-api.yml, TokenizeaCard
- * 400Response9, InitiateSubscription 400Response12-16).
+ * 400Response9, InitiateSubscription 400Response12-16), and its bank list
+ * asked for as it describes it, without security (GetBanks).
  */
 
 const provider = ProviderDocument.load();
@@ -62,5 +63,27 @@ describe("InitiateSubscription: the provider's words for a field left out (400Re
     expect((await api.send('POST', '/recurring/subscribes', body, `Bearer ${merchant.token}`)).body).toEqual(provider.componentExample('400Response13'));
     const { billingCycle: _cycle, ...noCycle } = asMerchant(exampleOf('InitiateSubscription'));
     expect((await api.send('POST', '/recurring/subscribes', noCycle, `Bearer ${merchant.token}`)).body).toEqual({ message: 'billingCycle is required', error: 'INPUT' });
+  });
+});
+
+describe('GetBanks: described without security', () => {
+  it("answers the banks of the path's merchant without a token, with a warning; a token sent is still checked", async () => {
+    const path = `/banks/merchant/${merchant.publicKey}`;
+    const open = await api.send('GET', path);
+    expect(open.status).toBe(201);
+    expect(open.body.data.merchantBanks).toEqual(provider.responseExample(provider.operation('GetBanks')).body.data.merchantBanks.map(() => expect.objectContaining({ status: 'ACTIVE' })));
+    expect(open.headers['x-sandbox-warnings']).toMatch(/^Authorization: none sent; /);
+    const withToken = await api.send('GET', path, undefined, `Bearer ${merchant.token}`);
+    expect(withToken.status).toBe(201);
+    expect(withToken.headers['x-sandbox-warnings']).toBeUndefined();
+    const other = await api.merchant();
+    expect((await api.send('GET', path, undefined, `Bearer ${other.token}`)).status).toBe(401);
+  });
+
+  it("refuses a public key the sandbox has not seen, as the hash endpoint does, and a live one", async () => {
+    const unknown = await api.send('GET', '/banks/merchant/SBTESTPUBK_neverseen0000');
+    expect([unknown.status, unknown.body]).toEqual([400, { status: 'ERROR', data: { code: 'S12', message: 'Bad credentials = invalid public key' } }]);
+    const live = await api.send('GET', '/banks/merchant/SBPUBK_r5Tg2Hn8Vb1Yc6Ke');
+    expect([live.status, live.body]).toEqual([403, { message: 'Confirm Merchant Environment', error: 'PERMISSION' }]);
   });
 });
