@@ -140,7 +140,8 @@ export function tokenizeCard(facts: CardRequest, selection: Selection, env: Oper
   const number = facts.cardToken === undefined ? facts.newPayment.cardNumber : undefined;
   if (number !== undefined && !passesLuhnCheck(number) && !TEST_CARDS_FAILING_LUHN.has(number)) {
     const error = providerError(400, 'Invalid Card Number', 'invalid-card-number');
-    error.headers[REASON_HEADER] = `cardNumber ${number.slice(0, 6)}…${number.slice(-4)} fails the Luhn check (its last digit is not the check digit of the others)`;
+    // Masked as the journal masks a card number (its BIN and last four), in the ASCII a header carries.
+    error.headers[REASON_HEADER] = `cardNumber ${number.slice(0, 6)}${'*'.repeat(Math.max(number.length - 10, 0))}${number.slice(-4)} fails the Luhn check (its last digit is not the check digit of the others)`;
     throw error;
   }
   return withStatus(answerCreating(facts, selection, cardPayment(facts, env, false), withCard), CARD_ANSWER_STATUS.tokenizeCard);

@@ -36,6 +36,7 @@ describe("TokenizeaCard: the provider's 400 Invalid Card Number (400Response9)",
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual(provider.componentExample('400Response9'));
     expect(refused.headers['x-sandbox-scenario']).toBe('invalid-card-number');
+    expect(refused.headers['x-sandbox-reason']).toMatch(/^cardNumber 512345\*{6}0009 fails the Luhn check/);
     const tokenized = await api.send('POST', '/payments/tokenize', body, merchant.basic);
     expect([tokenized.status, tokenized.body.data.code]).toEqual([201, 'S20']);
   });
