@@ -22,7 +22,7 @@ import { BODYLESS } from './body.js';
 import { delayMs, pause } from './delay.js';
 import { headerSafe, toApiError } from './error-answer.js';
 import { beginExchange, type ApiExchange, type ApiRequest } from './exchange.js';
-import { validateBody } from './validate.js';
+import { validateBody, warn } from './validate.js';
 
 /** What the Payments API needs. */
 export interface ApiDependencies {
@@ -222,7 +222,7 @@ export function paymentsApi(deps: ApiDependencies): PaymentsApi {
     const merchant = await readRequest(route, request, begun, params);
     const checked = { method: request.method, path: begun.path, query: begun.query, headers: request.headers, body: begun.sent };
     const body = validateBody(route.operation, checked, begun, { lenient: !deps.strict, providerErrors: route.providerErrors });
-    const known = resolveMerchant(route, merchant, body);
+    const known = resolveMerchant(route, merchant, body, params);
     const stored = deps.store.merchant(known.publicKey);
     const newMerchant = stored === undefined;
     // Only the key exchange binds a stored merchant again: any other request's merchant may have been read before its body, and replaced since.
@@ -285,10 +285,10 @@ export function paymentsApi(deps: ApiDependencies): PaymentsApi {
   }
 
   // The merchant the request acts for: the credentials', checked against the body's publicKey; the
-  // key exchange's key; or, for the hash endpoint without credentials, the body's publicKey.
-  function resolveMerchant(route: Route, merchant: Merchant | undefined, body: Body): Merchant {
+  // key exchange's key; or, for the hash endpoint and the bank list without credentials, the body's or the path's publicKey.
+  function resolveMerchant(route: Route, merchant: Merchant | undefined, body: Body, params: Record<string, string>): Merchant {
     if (route.id === 'exchangeKeys') return exchangeKey(deps.store, String(body.key), deps.now());
-    if (merchant === undefined) return merchantOfPublicKey(deps.store, body.publicKey);
+    if (merchant === undefined) return merchantOfPublicKey(deps.store, body.publicKey ?? params.publicKey);
     checkPublicKey(merchant, body.publicKey, route.providerErrors);
     return merchant;
   }
@@ -296,6 +296,7 @@ export function paymentsApi(deps: ApiDependencies): PaymentsApi {
   // The answer's headers, its delay or lose-response, then the envelope.
   async function respond(request: ApiRequest, begun: ApiExchange, answer: Answer | Answer<PayloadEnvelope>): Promise<ApiAnswer> {
     begun.headers['X-Sandbox-Scenario'] = answer.scenario;
+    if (answer.warnings) warn(begun, answer.warnings);
     // A reference can carry any text: the reason is made header-safe as the error answer's details are.
     if (answer.reason !== undefined) begun.headers[REASON_HEADER] = headerSafe({ reason: answer.reason }).reason!;
     const action = begun.selection?.action;

@@ -19,9 +19,18 @@ export type ValidationOptions = CheckOptions;
  */
 export function validateBody(operation: HttpOperation, req: IncomingRequest, exchange: ApiExchange, options: ValidationOptions): Body {
   const checked = checkRequest(operation, requestToCheck(req), exchange.raw, options);
-  if (checked.warnings.length > 0) {
-    exchange.warnings = checked.warnings;
-    exchange.headers[WARNINGS_HEADER] = checked.warnings.join('; ');
-  }
+  warn(exchange, checked.warnings);
   return (checked.body ?? {}) as Body;
+}
+
+/**
+ * Adds warnings to the exchange's (for the journal) and to the
+ * X-Sandbox-Warnings header: the validation step's leniencies, and what an
+ * operation accepted beyond the spec (src/domain/answer.ts, Answer.warnings).
+ * @param warnings one sentence each, printable ASCII (a header's value)
+ */
+export function warn(exchange: ApiExchange, warnings: readonly string[]): void {
+  if (warnings.length === 0) return;
+  exchange.warnings = [...(exchange.warnings ?? []), ...warnings];
+  exchange.headers[WARNINGS_HEADER] = exchange.warnings.join('; ');
 }

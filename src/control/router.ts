@@ -24,7 +24,7 @@ import { snapshotText } from '../known-states/state.js';
 import { FixturesError, type FixturesDocument } from '../known-states/fixtures.js';
 import { SnapshotError, type KnownStates, type SnapshotDocument } from '../known-states/known-states.js';
 
-/** The largest body PUT /snapshot reads (README, "Bounds"): a snapshot of some 300 000 payments. */
+/** The largest body PUT /snapshot reads (docs/known-states.md, "Bounds"): far beyond the states a test sets up, within what one JSON.parse can take. */
 export const SNAPSHOT_BODY_LIMIT = '256mb';
 /** The largest fixtures document POST /fixtures reads. */
 export const FIXTURES_BODY_LIMIT = '16mb';

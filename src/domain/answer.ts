@@ -47,6 +47,12 @@ export interface Answer<Body extends Envelope | PayloadEnvelope = Envelope> {
   writes: readonly Write[];
   /** the HTTP status of the envelope: 200 unless the operation's own says otherwise (src/domain/card-operations.ts) */
   status?: number;
+  /**
+   * What the operation accepted that the spec would refuse, one sentence
+   * each in printable ASCII, sent as X-Sandbox-Warnings beside the
+   * validation step's (docs/decisions.md#d34-leniency-reported)
+   */
+  warnings?: readonly string[];
 }
 
 /** Absolute URLs of the sandbox's own pages, built on the public base URL (`--public-url`). */

@@ -110,12 +110,15 @@ export function checkPublicKey(merchant: Merchant, publicKey: unknown, providerB
 }
 
 /**
- * The merchant of a request that carries no credentials, by the body's
- * publicKey: POST /encrypt/hashs, which the provider gives no security
- * (external-api.yml, GenerateHash).
+ * The merchant of a request that carries no credentials, by its publicKey:
+ * the body's for POST /encrypt/hashs, the path's for GET
+ * /banks/merchant/{publicKey}, which the provider gives no security
+ * (external-api.yml, GenerateHash, GetBanks; docs/decisions.md#d30-hash-without-token,
+ * docs/decisions.md#d65-banks-without-token).
  * @throws ApiError 403 Confirm Merchant Environment for a live key; 400 Bad
  *   credentials = invalid public key (the provider's body) for a key the
- *   sandbox has not seen, since the hash needs the merchant's secret key.
+ *   sandbox has not seen: a merchant is bound to its secret key, which a
+ *   request without credentials does not bring (the hash needs it).
  */
 export function merchantOfPublicKey(store: Store, publicKey: unknown): Merchant {
   if (typeof publicKey === 'string' && isLiveKey(publicKey)) throw wrongEnvironment();

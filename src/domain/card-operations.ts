@@ -51,8 +51,10 @@ export interface CardFacts extends NewPaymentFacts {
 }
 
 /** The facts of a card operation: its new payment and its card. */
-export const cardFacts: FactsOf<CardFacts> = ({ body }, { publicKey }, store) => {
-  const facts: CardFacts = { newPayment: newPaymentFields(body, true), expiry: body.expiryMonth !== undefined && body.expiryYear !== undefined };
+export const cardFacts: FactsOf<CardFacts> = ({ body, operation }, { publicKey }, store) => {
+  // A tokenisation without `amount` keeps the card for a payment of 0.00, the amount of the provider's example (docs/decisions.md#d63-tokenize-card-checks).
+  const read = operation === 'tokenizeCard' && body.amount === undefined ? { ...body, amount: '0.00' } : body;
+  const facts: CardFacts = { newPayment: newPaymentFields(read, true), expiry: body.expiryMonth !== undefined && body.expiryYear !== undefined };
   const cardToken = stringOf(body, 'cardToken');
   if (cardToken !== undefined) {
     facts.cardToken = cardToken;
@@ -128,11 +130,20 @@ export function chargeCard(facts: CardRequest, selection: Selection, env: Operat
 /**
  * POST /payments/tokenize: the card is kept as a token (`card.token`) that
  * the merchant's later authorisations and charges may send as `cardToken`;
- * the payment, of the amount sent (the provider's example sends 0.00), is
- * TOKENIZED.
- * @throws ApiError as authorisePayment
+ * the payment, of the amount sent (0.00 when none is: the provider's example
+ * sends 0.00, its SDKs none), is TOKENIZED (docs/decisions.md#d63-tokenize-card-checks).
+ * @throws ApiError 400 `Invalid Card Number` (the provider's body) for a card
+ *   number that fails the Luhn check, unless it is one of the sandbox's test
+ *   cards (TEST_CARDS_FAILING_LUHN); otherwise as authorisePayment
  */
 export function tokenizeCard(facts: CardRequest, selection: Selection, env: OperationEnv): Answer {
+  const number = facts.cardToken === undefined ? facts.newPayment.cardNumber : undefined;
+  if (number !== undefined && !passesLuhnCheck(number) && !TEST_CARDS_FAILING_LUHN.has(number)) {
+    const error = providerError(400, 'Invalid Card Number', 'invalid-card-number');
+    // Masked as the journal masks a card number (its BIN and last four), in the ASCII a header carries.
+    error.headers[REASON_HEADER] = `cardNumber ${number.slice(0, 6)}${'*'.repeat(Math.max(number.length - 10, 0))}${number.slice(-4)} fails the Luhn check (its last digit is not the check digit of the others)`;
+    throw error;
+  }
   return withStatus(answerCreating(facts, selection, cardPayment(facts, env, false), withCard), CARD_ANSWER_STATUS.tokenizeCard);
 }
 
@@ -236,6 +247,27 @@ function duplicateReference(stored: Payment, record: Payment): ApiError {
 }
 
 const withStatus = (answer: Answer, status: number): Answer => ({ ...answer, status });
+
+/**
+ * The sandbox's test card numbers that fail the Luhn check (README, "Test
+ * values"): a tokenisation takes them all the same, so that each test card
+ * can be tokenized and used by its token (docs/decisions.md#d63-tokenize-card-checks).
+ */
+export const TEST_CARDS_FAILING_LUHN: ReadonlySet<string> = new Set(['4000000000000091']);
+
+/**
+ * Whether a card number's last digit is the Luhn check digit of the others
+ * (ISO/IEC 7812-1).
+ * @param digits the card number, digits only (the document's pattern); false when empty
+ */
+export function passesLuhnCheck(digits: string): boolean {
+  let sum = 0;
+  for (let index = digits.length - 1, double = false; index >= 0; index -= 1, double = !double) {
+    const digit = digits.charCodeAt(index) - 48;
+    sum += double ? (digit * 2 > 9 ? digit * 2 - 9 : digit * 2) : digit;
+  }
+  return digits.length > 0 && sum % 10 === 0;
+}
 
 /**
  * The authorization code of a card tokenisation (POST /payments/create-token):

@@ -2,6 +2,7 @@ import { inputError, notFound } from '../errors.js';
 import type { PaymentMethod } from '../model/records.js';
 import type { Selection } from '../scenarios/selector.js';
 import { answered, answerWith, paymentWrite, type Answer, type OperationEnv } from './answer.js';
+import { dueOf } from './due.js';
 import { outcomeOf } from './payments.js';
 import type { Body, RequestFacts } from './request.js';
 import { refusalReason, transition, type PaymentEvent } from './state-machine.js';
@@ -64,18 +65,33 @@ export function completePayment(facts: RequestFacts, selection: Selection, env: 
   if (!COMPLETES[operation].includes(payment.method)) {
     throw inputError(`linkingReference ${linkingReference} is a ${payment.method} payment: complete it with ${COMPLETED_BY[payment.method]}`);
   }
-  // The card OTP endpoint answers the provider's own keys (surface.md, 4): `reference`, `linkingreference`.
-  const details = operation === 'completeCardOtp'
-    ? { reference: payment.paymentReference, linkingreference: linkingReference }
-    : { paymentReference: payment.paymentReference, linkingReference, authoption: [] };
   const rule = selection.rule;
+  const detailsFor = (pending: boolean) => detailsOf(operation, payment.paymentReference, payment.linkingReference, pending);
   const event: PaymentEvent = { type: 'settle', status: rule.then.state ?? 'SUCCESSFUL' };
-  const settled = transition(payment, event, outcomeOf(rule, env.now()));
+  const now = env.now();
+  // A rule that leaves the payment waiting for the network promises when it settles (docs/decisions.md#d62-momo-otp-pending);
+  // without a `settle`, what was due before stays due.
+  const due = rule.then.state === 'PENDING' && rule.then.settle ? dueOf(rule, payment.method, now) : undefined;
+  const settled = transition(payment, event, { ...outcomeOf(rule, now), ...(due ? { due } : {}) });
   if (settled.refused) {
     const doing = operation === 'validatePayment' ? 'validated' : 'completed with an OTP';
-    return { ...alreadyProcessed(details), reason: refusalReason(settled.refused, payment, event, doing) };
+    return { ...alreadyProcessed(detailsFor(false)), reason: refusalReason(settled.refused, payment, event, doing) };
   }
-  return answerWith(rule, () => details, 'payments', rule.then.state ? [paymentWrite(settled.payment, payment)] : []);
+  return answerWith(rule, () => detailsFor(rule.then.state === 'PENDING'), 'payments', rule.then.state ? [paymentWrite(settled.payment, payment)] : []);
+}
+
+/**
+ * What a completion answers under `data.payments`: the card OTP endpoint the
+ * provider's own keys, `reference` and `linkingreference` (docs/decisions.md#d51-card-otp);
+ * momo/otp leaving the payment pending the provider's OTPMomoResponse,
+ * paymentReference and linkingReference (docs/decisions.md#d62-momo-otp-pending);
+ * otherwise the spec's OTP validation response, with `authoption` `[]`
+ * (spec, OTP validation response; docs/decisions.md#d15-which-endpoint-completes).
+ */
+function detailsOf(operation: Completion, paymentReference: string, linkingReference: string, pending: boolean): Record<string, unknown> {
+  if (operation === 'completeCardOtp') return { reference: paymentReference, linkingreference: linkingReference };
+  if (operation === 'completeMomoPayment' && pending) return { paymentReference, linkingReference };
+  return { paymentReference, linkingReference, authoption: [] };
 }
 
 // The provider's answer to a second completion (external-api.yml, ValidateTransactionResponse1).

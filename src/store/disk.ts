@@ -3,7 +3,7 @@ import { Folder, type Capture, type FoldTuning } from './fold.js';
 import type { StoreLock } from './lock.js';
 import type { SnapshotFile } from './snapshot.js';
 import type { SyncLevel } from './sync-level.js';
-import type { Change, Tables, Undo } from './tables.js';
+import { changeWeight, type Change, type Tables, type Undo } from './tables.js';
 import type { WriteAheadLog } from './write-ahead-log.js';
 
 /** A change applied in memory and not yet on disk, with how to take it back. */
@@ -11,6 +11,8 @@ interface Pending {
   change: Change;
   line: string;
   undo: Undo;
+  /** changeWeight(change) */
+  weight: number;
 }
 
 /** The last write the disk refused: what it said, and how to try that write again. */
@@ -94,7 +96,7 @@ export class Disk {
 
   /** Takes a change already applied in memory, to be written by the next flush; `undo` takes it back should the disk refuse it. */
   queue(change: Change, undo: Undo): void {
-    this.pending.push({ change, line: JSON.stringify(change), undo });
+    this.pending.push({ change, line: JSON.stringify(change), undo, weight: changeWeight(change) });
     this.sequence += 1;
   }
 
@@ -172,7 +174,7 @@ export class Disk {
         this.pending = [];
         const lines = this.writing.map((entry) => entry.line);
         try {
-          await this.log.append(lines, this.tuning.sync === 'full');
+          await this.log.append(lines, this.tuning.sync === 'full', this.writing.reduce((sum, entry) => sum + entry.weight, 0));
         } catch (error) {
           // Lines of a refused batch must not come back at the next start; the retry cuts them off too, should this fail.
           await this.log.restore().catch(() => undefined);

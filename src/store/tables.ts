@@ -54,6 +54,18 @@ export interface SnapshotRecords {
   deliveries: readonly Delivery[];
 }
 
+/**
+ * What a change weighs in the log: the records it puts. A replace holds a
+ * whole state in one line, and the log is folded into the snapshot by
+ * weight, so that loading snapshots or resetting to a baseline again and
+ * again never leaves a log that outgrows what a start can read.
+ */
+export function changeWeight(change: Change): number {
+  if (change.kind !== 'replace') return 1;
+  const { records } = change;
+  return 1 + records.merchants.length + records.payments.length + records.orders.length + records.webhooks.length + records.clocks.length + records.deliveries.length;
+}
+
 /** Takes one applied change back, leaving the tables exactly as they were before it (the order of rows included). */
 export type Undo = () => void;
 

@@ -4,7 +4,7 @@ import { StoreOpenError } from './errors.js';
 import { openToAppend, openToRead } from './files.js';
 import { changeProblem } from './schema.js';
 import { syncFolder } from './snapshot.js';
-import type { Change } from './tables.js';
+import { changeWeight, type Change } from './tables.js';
 
 /** What a log file holds: its complete lines' changes, checked, and the byte counts of those lines and of the whole file. */
 export interface LogContents {
@@ -97,7 +97,7 @@ export class WriteAheadLog {
       await handle?.close();
       throw new StoreOpenError(`cannot read the store log ${path}: ${(error as Error).message}`);
     }
-    return { log: new WriteAheadLog(path, handle, changes.length, complete), changes };
+    return { log: new WriteAheadLog(path, handle, changes.reduce((sum, change) => sum + changeWeight(change), 0), complete), changes };
   }
 
   /**
@@ -109,7 +109,7 @@ export class WriteAheadLog {
     return this.setAsideOnly;
   }
 
-  /** How many changes the log holds since it was last emptied. */
+  /** What the changes the log holds since it was last emptied weigh (changeWeight: one a change, a replace the records it puts). */
   get size(): number {
     return this.lines;
   }
@@ -118,15 +118,16 @@ export class WriteAheadLog {
    * Appends changes (already JSON, one a line). Once it resolves they are in
    * the kernel's hands, so a killed process loses none; with `sync` they are
    * also fdatasync'd, so a power cut loses none.
+   * @param weight what the lines weigh toward a fold (changeWeight); default one a line
    * @throws Error from the disk; part of the lines may then be in the file: `restore()` takes them out
    */
-  async append(lines: string[], sync: boolean): Promise<void> {
+  async append(lines: string[], sync: boolean, weight = lines.length): Promise<void> {
     const text = lines.join('\n') + '\n';
     await this.handle.appendFile(text);
     this.unsynced = true;
     if (sync) await this.sync();
     this.bytes += Buffer.byteLength(text);
-    this.lines += lines.length;
+    this.lines += weight;
   }
 
   /** True when lines were appended since the last fdatasync. */

@@ -30,8 +30,9 @@ export interface CheckedRequest {
  * @throws ApiError 400 Payment Type cannot be null for an initiate body
  *   without paymentType (spec, Errors); the provider's `Invalid/Missing
  *   parameters` body for refund, cancel and the card operations
- *   (`options.providerErrors`); otherwise 400 INPUT with a
- *   message that names every offending field.
+ *   (`options.providerErrors`); 400 INPUT `<Field> cannot be null` for a
+ *   subscription without one of the fields SUBSCRIPTION_NULL_MESSAGES names;
+ *   otherwise 400 INPUT with a message that names every offending field.
  */
 export function checkRequest(operation: HttpOperation, request: RequestToCheck, raw: Buffer | undefined, options: CheckOptions): CheckedRequest {
   const id = operationId(operation);
@@ -56,7 +57,29 @@ export function checkRequest(operation: HttpOperation, request: RequestToCheck, 
   }
   if (violations.length === 0) return { body: relaxedBody, warnings: [...warnings] };
   if (options.providerErrors) throw missingParameter(fieldOf(violations[0]!));
-  throw inputError(describe(violations));
+  const providerWords = id === 'createSubscription' ? subscriptionNullMessage(violations, body) : undefined;
+  throw inputError(providerWords ?? describe(violations));
+}
+
+/**
+ * The provider's words for a subscription's required field left out or
+ * sent as `null`, in the order its description lists them (external-api.yml,
+ * InitiateSubscription, 400Response12-16; docs/decisions.md#d64-subscription-null-messages).
+ */
+export const SUBSCRIPTION_NULL_MESSAGES: ReadonlyArray<readonly [field: string, message: string]> = [
+  ['paymentReference', 'Payment Reference cannot be null'],
+  ['amount', 'Amount cannot be null'],
+  ['publicKey', 'Public Key cannot be null'],
+  ['country', 'Country cannot be null'],
+  ['currency', 'Currency cannot be null'],
+];
+
+// The provider's message for the first of its fields the violations find missing (lenient: a null is left out first)
+// or null (strict: a null is a wrong type), if any; the other violations keep the sandbox's own message.
+function subscriptionNullMessage(violations: Violation[], body: Record<string, unknown> | undefined): string | undefined {
+  const missing = new Set(violations.filter((violation) => violation.keyword === 'required' && violation.where === 'body').map(fieldOf));
+  const found = SUBSCRIPTION_NULL_MESSAGES.find(([field]) => missing.has(field) || (body?.[field] === null && violations.some((violation) => violation.where === `body.${field}`)));
+  return found?.[1];
 }
 
 /** What a request looks like to the check, as node's and express's requests carry it. */

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { authorisePayment, authorisePayment3ds, capturePayment, chargeCard, tokenizeCard } from '../../../src/domain/card-operations.js';
+import { readFileSync } from 'node:fs';
+import {
+  authorisePayment, authorisePayment3ds, capturePayment, chargeCard, passesLuhnCheck, TEST_CARDS_FAILING_LUHN, tokenizeCard,
+} from '../../../src/domain/card-operations.js';
 import { cancelPayment, refundPayment } from '../../../src/domain/payments.js';
 import { transition } from '../../../src/domain/state-machine.js';
-import { ENV, NOW, OTHER, factsFor, newStore, onePayment, payment, scenario, selection, summary, thrown, untouched } from './fixtures.js';
+import { CATALOGUE, ENV, NOW, OTHER, factsFor, newStore, onePayment, payment, scenario, selection, summary, thrown, untouched } from './fixtures.js';
 
 /**
  * Card pre-authorisation, direct charge and tokenisation (docs/decisions.md#d48-card-operations;
@@ -158,5 +161,43 @@ describe('authorisePayment3ds, chargeCard, tokenizeCard', () => {
     store.putPayment(stored);
     expect(store.cardOfToken(stored.publicKey, stored.card!.token)).toEqual(stored.card);
     expect(store.cardOfToken(OTHER.publicKey, stored.card!.token)).toBeUndefined();
+  });
+
+  it('tokenize without an amount, as the provider\'s SDKs send it: a payment of 0.00, TOKENIZED', async () => {
+    const store = await newStore();
+    const { amount: _amount, ...withoutAmount } = card();
+    const done = tokenizeCard(factsFor(store, 'tokenizeCard', withoutAmount), selection(scenario('card-tokenized')), ENV);
+    expect(done.status).toBe(201);
+    expect(onePayment(done)).toMatchObject({ status: 'TOKENIZED', amount: '0.00', code: 'S20' });
+  });
+
+  it('tokenize refuses a card number that fails the Luhn check with the provider\'s 400 Invalid Card Number, storing nothing', async () => {
+    const store = await newStore();
+    const error = untouched(store, () => thrown(() => tokenizeCard(factsFor(store, 'tokenizeCard', card({ cardNumber: '5123450000000009' })), selection(scenario('card-tokenized')), ENV)));
+    expect(error).toMatchObject({ status: 400, body: { status: 'ERROR', data: { code: 'S12', message: 'Invalid Card Number' } }, scenario: 'invalid-card-number' });
+    expect(error.headers['X-Sandbox-Reason']).toBe('cardNumber 512345******0009 fails the Luhn check (its last digit is not the check digit of the others)');
+    // The same number is still authorised and charged: the provider documents the refusal for tokenize alone.
+    expect(authorisePayment(factsFor(store, 'authorisePayment', card({ cardNumber: '5123450000000009' })), selection(scenario('preauth-authorised')), ENV).body.data.code).toBe('00');
+  });
+
+  it('tokenize takes every test card, its check digit right or not, so that each can be used by its token', async () => {
+    const numbers = new Set<string>();
+    // Every card number the catalogue and the README's test values name.
+    for (const text of [JSON.stringify(CATALOGUE), readFileSync(new URL('../../../README.md', import.meta.url), 'utf8')]) {
+      for (const found of text.matchAll(/\b(?:4000|4111|5123|5399)\d{12}\b/g)) numbers.add(found[0]);
+    }
+    expect(numbers).toContain('4000000000000091');
+    for (const number of numbers) {
+      const store = await newStore();
+      const facts = factsFor(store, 'tokenizeCard', card({ cardNumber: number }));
+      const done = tokenizeCard(facts, selection(scenario('card-tokenized')), ENV);
+      expect(done.body.data.code, number).toBe('S20');
+    }
+    expect([...TEST_CARDS_FAILING_LUHN].every((number) => !passesLuhnCheck(number))).toBe(true);
+  });
+
+  it('passesLuhnCheck: the check digit of ISO/IEC 7812-1', () => {
+    expect(['5123450000000008', '4111111111111111', '4000000000000002', '79927398713'].map(passesLuhnCheck)).toEqual([true, true, true, true]);
+    expect(['5123450000000009', '4000000000000091', '79927398710', ''].map(passesLuhnCheck)).toEqual([false, false, false, false]);
   });
 });

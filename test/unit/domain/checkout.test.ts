@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkoutHash, computeHash, createCheckoutLink } from '../../../src/domain/checkout.js';
+import { ACCEPTED_HASH_FORMS, checkoutHash, computeHash, createCheckoutLink, hashFormWarning } from '../../../src/domain/checkout.js';
 import { linkingReferenceOf } from '../../../src/domain/merchants.js';
 import { ENV, MERCHANT, NOW, factsFor, newStore, onePayment, payment, scenario, selection, summary, thrown, untouched } from './fixtures.js';
 
@@ -40,7 +40,7 @@ const linkFacts = async (hash: string | undefined) => {
 describe('checkoutHash', () => {
   it('is SHA-256 of the hashed fields as sent, sorted by name, joined with &, the secret key appended', () => {
     expect(checkoutHash(SENT, MERCHANT.secretKey)).toBe(SORTED);
-    expect(checkoutHash(SENT, MERCHANT.secretKey, 'as-sent')).toBe(AS_SENT);
+    expect(checkoutHash(SENT, MERCHANT.secretKey, { fields: 'all', order: 'as-sent', values: 'javascript' })).toBe(AS_SENT);
     // Fields outside the rule (hash itself, anything else) do not count.
     expect(checkoutHash({ ...SENT, hash: 'abc', pocketReference: 'P-1' }, MERCHANT.secretKey)).toBe(SORTED);
   });
@@ -72,15 +72,41 @@ describe('createCheckoutLink', () => {
     const error = untouched(store, () => thrown(() => createCheckoutLink(facts, selection(scenario('checkout-link-created')), ENV)));
     expect([error.status, error.body, error.scenario]).toEqual([500, { message: 'INVALID HASH', error: 'PROCESSING' }, 'invalid-hash']);
     expect(error.headers['X-Sandbox-Detail']).toBe(
-      'the hash is not SHA-256 of the fields sorted by name, joined as name=value with &, followed by the secret key',
+      "the hash is not SHA-256 of the fields sorted by name, joined as name=value with &, followed by the merchant's secret key, nor of every field sent but hash and hashType, sorted or in the order sent",
     );
   });
 
-  it('the hash of the fields in the order sent (the Node SDK\'s): 500 INVALID HASH, and X-Sandbox-Detail says so', async () => {
+  it('the hash of the fields in the order sent (the Node SDK\'s): the link, with a warning naming the checkout hash\'s form', async () => {
     const { store, facts } = await linkFacts(AS_SENT);
-    const error = untouched(store, () => thrown(() => createCheckoutLink(facts, selection(scenario('checkout-link-created')), ENV)));
-    expect([error.status, error.body]).toEqual([500, { message: 'INVALID HASH', error: 'PROCESSING' }]);
-    expect(error.headers['X-Sandbox-Detail']).toBe('the hash joins the fields in the order they were sent; the checkout hash joins them sorted by name');
+    const done = untouched(store, () => createCheckoutLink(facts, selection(scenario('checkout-link-created')), ENV));
+    expect(summary(done)).toMatchObject({ code: '00', scenario: 'checkout-link-created', writes: 1 });
+    expect(done.warnings).toEqual([
+      'hash: over every field sent but hash and hashType, in the order sent; the checkout hash is over amount, callbackUrl, country, currency, email, paymentReference, productDescription, productId, publicKey (those sent), sorted by name',
+    ]);
+  });
+
+  it('the PHP SDK\'s checkout: every field it sends, tokenize included, in the order sent, true written 1; any other order or key is refused', async () => {
+    const store = await newStore();
+    // Its README payload, in its order; the SDK appends publicKey, then hash and hashType (seerbit-php-sdk, StandardService::Initialize).
+    const sent = {
+      amount: '1000', callbackUrl: 'http:yourwebsite.com', country: 'NG', currency: 'NGN', email: 'customer@email.com', paymentReference: REF,
+      productDescription: 'product_description', productId: '64310880-2708933-427', tokenize: true, publicKey: MERCHANT.publicKey,
+    };
+    const php = byTheRule(Object.entries(sent).map(([name, value]) => [name, value === true ? '1' : value]));
+    const link = (hash: string) => createCheckoutLink(factsFor(store, 'createCheckoutLink', { ...sent, hash, hashType: 'sha256' }), selection(scenario('checkout-link-created')), ENV);
+    expect(link(php).warnings).toEqual([hashFormWarning({ fields: 'all', order: 'as-sent', values: 'php' })]);
+    expect(hashFormWarning({ fields: 'all', order: 'as-sent', values: 'php' })).toContain('true written 1 and null empty (as PHP writes them)');
+    // Sorted by name, tokenize as JavaScript writes it, it verifies too; the warning says sorted.
+    const sortedJs = byTheRule(Object.entries(sent).sort(([a], [b]) => (a < b ? -1 : 1)));
+    expect(untouched(store, () => link(sortedJs)).warnings![0]).toContain('sorted by name;');
+    for (const wrong of [byTheRule(Object.entries(sent).reverse()), checkoutHash(sent, 'SBTESTSECK_unitdomain02', ACCEPTED_HASH_FORMS[1])]) {
+      expect(thrown(() => link(wrong)).body).toEqual({ message: 'INVALID HASH', error: 'PROCESSING' });
+    }
+  });
+
+  it('the checkout hash itself: no warning', async () => {
+    const { facts } = await linkFacts(SORTED);
+    expect(createCheckoutLink(facts, selection(scenario('checkout-link-created')), ENV).warnings).toBeUndefined();
   });
 
   it('the hash of another merchant\'s secret key is refused', async () => {

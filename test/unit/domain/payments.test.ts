@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { completePayment } from '../../../src/domain/completions.js';
-import { initiatePayment, settleExternally } from '../../../src/domain/payments.js';
+import { initiatePayment, settleDue, settleExternally } from '../../../src/domain/payments.js';
+import { eventsOf } from '../../../src/domain/notification-events.js';
 import { linkingReferenceOf } from '../../../src/domain/merchants.js';
 import { answer, rule } from '../scenarios/rules.js';
 import { ENGINE, ENV, MERCHANT, NOW, factsFor, newStore, onePayment, payment, scenario, selection, summary, thrown, untouched } from './fixtures.js';
@@ -127,6 +128,38 @@ describe('completePayment (validatePayment, completeMomoPayment)', () => {
     expect(summary(done)).toMatchObject({ code: 'S12', message: 'Transaction Failed', scenario: 'otp-wrong' });
     expect(done.body.data.payments).toEqual({});
     expect(onePayment(done)).toMatchObject({ status: 'FAILED', code: 'S12', scenario: 'otp-wrong' });
+  });
+
+  it('momo-otp-pending: OTP 81015 answers S20 with the payment\'s references, as the provider\'s example; PENDING, settled ten seconds later', async () => {
+    const store = await newStore();
+    const pending = payment({ method: 'MOMO', status: 'PENDING', code: 'NIP', card: undefined, due: { at: '2026-01-01T00:30:00.000Z', event: 'expire' } }, store);
+    const facts = factsFor(store, 'completeMomoPayment', validate(pending.linkingReference, '81015'));
+    const rule = ENGINE.decide(facts);
+    expect(rule.name).toBe('momo-otp-pending');
+    const done = untouched(store, () => completePayment(facts, selection(rule), ENV));
+    expect(done.body).toEqual({
+      status: 'SUCCESS',
+      data: { code: 'S20', message: 'Transaction is pending', payments: { paymentReference: pending.paymentReference, linkingReference: pending.linkingReference } },
+    });
+    const waiting = onePayment(done);
+    // The OTP's lifetime gives way to the settlement the rule promises, on the merchant's clock.
+    expect(waiting).toMatchObject({ status: 'PENDING', code: 'S20', scenario: 'momo-otp-pending', due: { at: '2026-01-01T00:00:10.000Z', event: 'settle', outcome: 'success' } });
+    // Waiting changes nothing a merchant hears of; the settlement that falls due pays it, and that is notified.
+    expect(eventsOf(pending, waiting)).toEqual([]);
+    const settled = settleDue(ENGINE, waiting, '2026-01-01T00:00:10.000Z')!.payment!;
+    expect(settled).toMatchObject({ status: 'SUCCESSFUL', code: '00', scenario: 'settled-later-success' });
+    expect(eventsOf(waiting, settled).map((event) => event.eventType)).toEqual(['transaction']);
+    // Settled over the control API first, it fails there and nothing stays due.
+    expect(settleExternally(ENGINE, waiting, 'failure', NOW).payment).toMatchObject({ status: 'FAILED', code: 'S12', due: undefined });
+  });
+
+  it('the pending rule forced on validate keeps what was due and answers the spec\'s fields, authoption included', async () => {
+    const store = await newStore();
+    const due = { at: '2026-01-01T00:30:00.000Z', event: 'expire' as const };
+    const pending = payment({ method: 'ACCOUNT', status: 'PENDING', code: '20', due }, store);
+    const done = completePayment(factsFor(store, 'validatePayment', validate(pending.linkingReference)), selection(scenario('otp-card-stays-pending'), { forced: true }), ENV);
+    expect(done.body.data.payments).toEqual({ paymentReference: pending.paymentReference, linkingReference: pending.linkingReference, authoption: [] });
+    expect(onePayment(done)).toMatchObject({ status: 'PENDING', due });
   });
 
   it('a forced rule without a state (transaction-failed) answers S12 and writes nothing', async () => {

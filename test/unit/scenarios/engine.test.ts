@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
+import { parse } from 'yaml';
 import { loadCatalogue } from '../../../src/scenarios/catalogue.js';
 import { appliesTo, matches, ScenarioEngine, type Facts } from '../../../src/scenarios/engine.js';
 import type { Condition, Scenario } from '../../../src/scenarios/scenario.js';
@@ -249,7 +251,17 @@ describe('the shipped catalogue', () => {
     ['account-pending', initiate('ACCOUNT', { ...body, amount: '100.00', accountNumber: '0123456789', bankCode: '058' })],
     ['duplicate-reference', initiate('ACCOUNT', { ...body, amount: '99.99' }, { payment: storedPayment({ method: 'ACCOUNT' }) })],
     ['otp-card-stays-pending', { operation: 'validatePayment', body: { otp: '123456' }, headers: {}, payment: storedPayment() }],
+    // The 100.00 minimum is the account payment's alone (docs/decisions.md#d17-declined-card-keeps-reference).
+    ['checkout-link-created', { operation: 'createCheckoutLink', body: { ...body, amount: '50.00' }, headers: {} }],
+    ['order-created', { operation: 'createOrder', body: { ...body, amount: '50.00' }, headers: {} }],
+    ['card-authentication-required', initiate('CARD', { ...body, amount: '50.00', cardNumber: '5399838383838381' })],
   ])('decides %s as the catalogue documents', (expected, facts) => {
     expect(shipped.decide(facts).name).toBe(expected);
+  });
+
+  it('is what the API reference says of the minimum amount: account initiates only', () => {
+    const document = parse(readFileSync(new URL('../../../openapi/payments-api.yaml', import.meta.url), 'utf8'));
+    const row = (document.info.description as string).split('\n').find((line) => line.includes('below `100.00`'));
+    expect(row).toContain('initiate `ACCOUNT`; checkout links, orders and other payments take any amount above zero');
   });
 });

@@ -283,3 +283,25 @@ describe('a new log the disk refuses', () => {
     expect(references(reopened.payments(PUBLIC_A))).toEqual(['SBREF-STORE-0001', 'SBREF-STORE-0003']);
   });
 });
+
+describe('a replace', () => {
+  it('weighs the records it puts: loading a state again and again folds the log, instead of growing it by the whole state each time', async () => {
+    const store = await files.open({ snapshotEvery: 100 });
+    for (let n = 1; n <= 60; n += 1) store.putPayment(paymentRecord(PUBLIC_A, n));
+    await store.commit();
+    const state = store.records();
+    const oneLine = JSON.stringify({ kind: 'replace', records: state }).length;
+    for (let round = 0; round < 10; round += 1) {
+      store.replace(state);
+      await store.commit();
+    }
+    // Counted as one change each, ten whole states would sit in the log (and be replayed at every start).
+    for (let wait = 0; wait < 100 && (await stat(`${files.file}.wal`)).size > 3 * oneLine; wait += 1) await sleep(20);
+    expect((await stat(`${files.file}.wal`)).size).toBeLessThanOrEqual(3 * oneLine);
+    expect(references(store.payments(PUBLIC_A))).toHaveLength(60);
+    await store.close();
+    const reopened = await files.open();
+    expect(references(reopened.payments(PUBLIC_A))).toEqual(references(state.payments));
+    await reopened.close();
+  });
+});
