@@ -34,6 +34,8 @@ Examples:
   $ SANDBOX_PORT=5000 SANDBOX_IN_MEMORY=1 payments-sandbox   # the same settings from the environment
   $ payments-sandbox --webhook-url http://127.0.0.1:3000/webhook   # every merchant's notifications go there
   $ payments-sandbox trigger transaction --reference SBREF-1       # send a payment's event now
+  $ payments-sandbox --fixtures examples/fixtures/merchant-day.yaml   # start from a known state; POST /__sandbox/reset returns to it
+  $ payments-sandbox snapshot save state.json     # the running sandbox's state, to load later with --snapshot or snapshot load
 `;
 
 interface Flags {
@@ -62,6 +64,8 @@ interface Flags {
   idleTimeout: number;
   maxConnections: number;
   maxMerchants: number;
+  snapshot?: string;
+  fixtures?: string[];
 }
 
 /**
@@ -88,6 +92,7 @@ const SHOWN_DEFAULTS: Record<string, string> = {
 const VARIABLE_NOTES: Record<string, string> = {
   allowedHost: 'comma-separated',
   tlsHost: 'comma-separated',
+  fixtures: 'comma-separated',
   port: `else ${GENERIC_PORT_VARIABLE}`,
 };
 
@@ -125,6 +130,8 @@ export function program(): Command {
     .addOption(new Option('--webhook-url <url>', "every merchant's notification URL, unless it sets its own over the control API").env('SANDBOX_WEBHOOK_URL').argParser(httpUrl))
     .addOption(new Option('--idle-timeout <s>', 'close a connection that sends nothing for this many seconds before its first request').env('SANDBOX_IDLE_TIMEOUT').default(DEFAULT_IDLE_TIMEOUT_MS / 1000).argParser(seconds))
     .addOption(new Option('--max-connections <n>', 'connections each listener holds open at once; one more is closed at once').env('SANDBOX_MAX_CONNECTIONS').default(DEFAULT_MAX_CONNECTIONS).argParser(positive))
+    .addOption(new Option('--snapshot <file>', 'load a snapshot (GET /__sandbox/snapshot) at start; a reset returns to it').env('SANDBOX_SNAPSHOT'))
+    .addOption(new Option('--fixtures <file>', 'load a fixtures document (JSON or YAML) at start, after --snapshot (repeatable, in order); a reset returns to it').env('SANDBOX_FIXTURES').argParser(paths))
     .addOption(new Option('--max-merchants <n>', 'key pairs the sandbox keeps; a key exchange of a new one beyond it answers 503').env('SANDBOX_MAX_MERCHANTS').default(DEFAULT_MAX_MERCHANTS).argParser(positive))
     .version(VERSION, '-v, --version', 'print the version')
     // -V, which commander's default and earlier releases took, still answers.
@@ -193,6 +200,26 @@ export function program(): Command {
         fail((error as Error).message);
       }
     });
+  const snapshot = command.command('snapshot').description("save a running sandbox's state to a file, or load one into it (GET and PUT /__sandbox/snapshot)");
+  for (const [verb, what] of [['save', 'write its state to FILE (mode 0600: it holds the test secret keys)'], ['load', "replace its state with FILE's"]] as const) {
+    snapshot
+      .command(verb)
+      .description(what)
+      .argument('<file>', 'the snapshot file')
+      .option('--public-key <key>', "one merchant's state only")
+      .addOption(portOption('the port the sandbox listens on'))
+      .addOption(new Option('--url <origin>', 'the sandbox, instead of 127.0.0.1 and --port').argParser(httpUrl))
+      .addOption(new Option('--control-token <token>', "the sandbox's control token").env('SANDBOX_CONTROL_TOKEN'))
+      .action(async (file: string, flags: { publicKey?: string; port: number; url?: string; controlToken?: string }) => {
+        const { loadSnapshot, saveSnapshot } = await import('./snapshot.js');
+        const target = { origin: flags.url ?? `http://127.0.0.1:${flags.port}`, controlToken: flags.controlToken || undefined, publicKey: flags.publicKey };
+        try {
+          console.log(await (verb === 'save' ? saveSnapshot : loadSnapshot)(target, resolve(file)));
+        } catch (error) {
+          fail((error as Error).message);
+        }
+      });
+  }
   command
     .command('ca')
     .description("print the local CA certificate's path, creating the CA if needed (for NODE_EXTRA_CA_CERTS=$(payments-sandbox ca))")
@@ -292,6 +319,8 @@ async function serve(flags: Flags, command: Command): Promise<void> {
     idleTimeoutMs: flags.idleTimeout * 1000,
     maxConnections: flags.maxConnections,
     maxMerchants: flags.maxMerchants,
+    snapshot: flags.snapshot === undefined ? undefined : resolve(flags.snapshot),
+    fixtures: flags.fixtures?.map((file) => resolve(file)),
   };
   // Before anything is opened: a folder that cannot serve is named with its fix, and the store never creates one.
   await refuseUnusableScenarioFolders(options.scenarioFolders ?? [], given(command, 'scenarios'));
@@ -300,7 +329,7 @@ async function serve(flags: Flags, command: Command): Promise<void> {
     const problem = dataFolderProblem(options.dataFile, given(command, 'data'));
     if (problem) fail(problem, REFUSED);
   }
-  const [{ CatalogueError, CertificateAuthorityError, EVERY_INTERFACE, sampleKeyPair, startSandbox, StoreOpenError }, { bannerRecord, bannerText, noticeLine }, { closesWithParent, watchParent }] = await Promise.all([
+  const [{ CatalogueError, CertificateAuthorityError, EVERY_INTERFACE, KnownStateError, sampleKeyPair, startSandbox, StoreOpenError }, { bannerRecord, bannerText, noticeLine }, { closesWithParent, watchParent }] = await Promise.all([
     import('../index.js'),
     import('./banner.js'),
     import('./parent-watch.js'),
@@ -309,7 +338,7 @@ async function serve(flags: Flags, command: Command): Promise<void> {
   try {
     sandbox = await startSandbox(options);
   } catch (error) {
-    if (error instanceof StoreOpenError || error instanceof CatalogueError || error instanceof CertificateAuthorityError || /^unknown scenario/.test((error as Error).message)) fail((error as Error).message, REFUSED);
+    if (error instanceof StoreOpenError || error instanceof CatalogueError || error instanceof CertificateAuthorityError || error instanceof KnownStateError || /^unknown scenario/.test((error as Error).message)) fail((error as Error).message, REFUSED);
     const listening = listenProblem(error, options);
     if (listening) fail(listening, REFUSED);
     await refuseOnFileSystemError(error);
@@ -424,6 +453,11 @@ function allowedHosts(value: string, previous: string[] = []): string[] {
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);
   }
+}
+
+// A repeatable path option: each use adds one; the variable's value is a comma-separated list.
+function paths(value: string, previous: string[] = []): string[] {
+  return [...previous, ...value.split(',').filter((path) => path.trim() !== '')];
 }
 
 function seconds(value: string): number {

@@ -38,6 +38,8 @@ const SAMPLES: Record<string, [string, unknown]> = {
   SANDBOX_IDLE_TIMEOUT: ['12', 12],
   SANDBOX_MAX_CONNECTIONS: ['9', 9],
   SANDBOX_MAX_MERCHANTS: ['8', 8],
+  SANDBOX_SNAPSHOT: ['/tmp/state.json', '/tmp/state.json'],
+  SANDBOX_FIXTURES: ['a.yaml,b.yaml', ['a.yaml', 'b.yaml']],
 };
 
 let saved: NodeJS.ProcessEnv;
@@ -113,8 +115,8 @@ describe('every variable the help names', () => {
     for (const { variable, key, command } of variablesOf(root)) {
       const [value, expected] = SAMPLES[variable]!;
       const path = pathTo(root, command);
-      // `trigger` needs its event type and payment.
-      const args = path[0] === 'trigger' ? [...path, 'transaction', '--reference', 'SBREF-1'] : path;
+      // `trigger` needs its event type and payment, `snapshot save|load` its file.
+      const args = path[0] === 'trigger' ? [...path, 'transaction', '--reference', 'SBREF-1'] : path[0] === 'snapshot' ? [...path, 'state.json'] : path;
       const { options } = await parsed(args, { [variable]: value });
       expect(options[key], `${variable} on ${path.join(' ') || 'the program'}`).toEqual(expected);
     }
