@@ -1,16 +1,15 @@
 import { InvalidArgumentError, Option } from 'commander';
-import type { Sandbox } from '../index.js';
-import { serverNames, tlsHostName } from '../tls/host-names.js';
+import { tlsHostName } from '../tls/host-names.js';
 
 /**
  * The command line's part of HTTPS and proxy mode (README, "HTTPS and proxy
- * mode"): the options shared by the server and `payments-sandbox ca`, and
- * what the banner says about the listeners.
+ * mode"): the options shared by the server and `payments-sandbox ca`
+ * (src/cli/banner.ts says what the banner shows of the listeners).
  */
 
-/** `--ca-dir <dir>` (env SANDBOX_CA_DIR): a new Option each call, as the program and `ca` each take one. */
+/** `--ca-dir <dir>` (env SANDBOX_CA_DIR): a new Option each call, as the program and `ca` each take one; the help shows its default (src/cli/main.ts). */
 export function caDirOption(): Option {
-  return new Option('--ca-dir <dir>', 'folder of the local certificate authority (default: ~/.local/share/payments-sandbox/ca)').env('SANDBOX_CA_DIR');
+  return new Option('--ca-dir <dir>', 'folder of the local certificate authority').env('SANDBOX_CA_DIR');
 }
 
 /**
@@ -25,13 +24,4 @@ export function tlsHosts(value: string, previous: string[] = []): string[] {
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);
   }
-}
-
-/** The banner lines for the HTTPS listener, the proxy and the CA file; empty when HTTPS is off. */
-export function tlsBanner(sandbox: Sandbox, hosts: string[] = []): string {
-  if (!sandbox.httpsUrl) return '';
-  const lines = [`  HTTPS         ${sandbox.httpsUrl}/api/v2  (certificate for ${serverNames(hosts).join(', ')})`];
-  if (sandbox.proxyUrl) lines.push(`  proxy         ${sandbox.proxyUrl}  (reaches the sandbox as ${hosts.join(', ') || 'no host: add --tls-host'}; refuses the rest)`);
-  lines.push(`  CA            ${sandbox.caCertificate}  (trust it: NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE, SSL_CERT_FILE, curl --cacert)`);
-  return `\n${lines.join('\n')}`;
 }

@@ -25,6 +25,11 @@ export type RequestLog = ((entry: JournalEntry) => void) & { attempt: (delivery:
  * to deliver a notification is a line too (README, "Notifications"): at
  * info when acknowledged, at error when not, with the reason.
  *
+ * Every line is stamped with the wall clock, so the log reads in order. A
+ * notification is sent on its merchant's clock, which the control API can
+ * move ahead (README, "Time"): that time is the line's `merchantTime`
+ * (docs/decisions.md#d71-log-wall-clock).
+ *
  * A request is always one line, whatever its values hold: control
  * characters (newlines, ANSI escapes, DEL and C1, line separators,
  * bidirectional overrides) are written escaped, `\n`, `\u001b`, in both
@@ -45,18 +50,22 @@ export async function requestLog(level: LogLevel, format: LogFormat, destination
   const attempt = (delivery: Delivery, made: DeliveryAttempt) => {
     if (made.acknowledged && level === 'error') return;
     const answered = made.status === undefined ? 'no answer' : String(made.status);
-    const outcome = made.acknowledged ? 'acknowledged' : `not acknowledged (${made.reason ?? ''}); ${delivery.state === 'scheduled' ? `next attempt ${delivery.dueAt}` : delivery.state}`;
+    const outcome = made.acknowledged ? 'acknowledged' : `not acknowledged (${made.reason ?? ''}); ${delivery.state === 'scheduled' ? `next attempt ${delivery.dueAt} (merchant's clock)` : delivery.state}`;
     // The reference and the URL were chosen by a client: redacted as the journal redacts them.
     const url = redactText(made.url);
     const paymentReference = redactText(delivery.paymentReference);
     const message = `NOTIFY ${delivery.event.eventType} ${delivery.id} ${url} ${answered} ${Math.round(made.latencyMs * 10) / 10}ms ${paymentReference} ${outcome}`;
     if (!logger) {
-      stream.write(`${escapeControls(`[${clock(made.at)}] ${made.acknowledged ? 'INFO' : 'ERROR'}: ${message}`)}\n`);
+      // A person sees the merchant's time only when it is not the line's own: when the merchant's clock was moved.
+      const now = Date.now();
+      const moved = Math.abs(Date.parse(made.at) - (now - made.latencyMs)) >= CLOCK_MOVED_MS;
+      stream.write(`${escapeControls(`[${clock(now)}] ${made.acknowledged ? 'INFO' : 'ERROR'}: ${message}${moved ? ` merchantTime=${made.at}` : ''}`)}\n`);
       return;
     }
     const fields = {
       notification: delivery.id, eventType: delivery.event.eventType, eventId: delivery.event.eventId, url, status: made.status,
       acknowledged: made.acknowledged, reason: made.reason, ms: made.latencyMs, state: delivery.state, paymentReference, publicKey: delivery.publicKey,
+      merchantTime: made.at,
     };
     logger[made.acknowledged ? 'info' : 'error'](fields, message);
   };
@@ -69,7 +78,7 @@ export async function requestLog(level: LogLevel, format: LogFormat, destination
     const message = [entry.method, entry.path, answered, code ?? '-', entry.scenario ?? '-', `${ms}ms`, entry.paymentReference ?? ''].join(' ').trimEnd();
     if (!logger) {
       // One line for a person: the time, the level, the sentence.
-      stream.write(`${escapeControls(`[${clock(entry.time)}] ${failed ? 'ERROR' : 'INFO'}: ${message}${level === 'debug' ? ` ${JSON.stringify({ request: entry.request, response: entry.response })}` : ''}`)}\n`);
+      stream.write(`${escapeControls(`[${clock(Date.parse(entry.time))}] ${failed ? 'ERROR' : 'INFO'}: ${message}${level === 'debug' ? ` ${JSON.stringify({ request: entry.request, response: entry.response })}` : ''}`)}\n`);
       return;
     }
     const fields = {
@@ -103,9 +112,12 @@ function flushNowAndThen(stream: { flush: (cb?: (error?: Error) => void) => void
   });
 }
 
-// HH:MM:ss.mmm of an ISO time, in local time as a person reads it.
-function clock(iso: string): string {
-  const time = new Date(iso);
+/** How far a merchant's clock must be from the wall clock, in milliseconds, for a pretty line to show its time. */
+const CLOCK_MOVED_MS = 1_000;
+
+// HH:MM:ss.mmm of a time in milliseconds since the epoch, in local time as a person reads it.
+function clock(ms: number): string {
+  const time = new Date(ms);
   const two = (n: number) => String(n).padStart(2, '0');
   return `${two(time.getHours())}:${two(time.getMinutes())}:${two(time.getSeconds())}.${String(time.getMilliseconds()).padStart(3, '0')}`;
 }

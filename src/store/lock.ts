@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
 import { link, readFile, rm, writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StoreOpenError } from './errors.js';
 
@@ -51,7 +51,7 @@ export class StoreLock {
       await writeFile(mine, `${process.pid}\n`, { flag: 'wx', mode: LOCK_MODE });
     } catch (error) {
       held.delete(path);
-      throw new StoreOpenError(`cannot lock the store file ${file}: ${(error as Error).message}`);
+      throw new StoreOpenError(`cannot lock the store file ${file}: ${folderProblem(error, dirname(path))}`);
     }
     try {
       for (let attempt = 0; attempt < 10; attempt += 1) {
@@ -121,15 +121,53 @@ async function holderOf(path: string): Promise<number | undefined> {
   }
 }
 
-function alive(pid: number): boolean {
+/**
+ * Whether the process `pid` runs, and so may hold a lock. A zombie does not: it
+ * has exited and only waits for its parent to collect its status, which can
+ * take a while when the parent was killed with it and init reaps it later
+ * (`kill -9` of a sandbox started through npx). On Linux, /proc tells one
+ * from a running process; elsewhere a signal 0 is all there is.
+ */
+export function alive(pid: number): boolean {
   // 0 and negative numbers would signal process groups, not a process.
   if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+  return !exited(processState(pid));
+}
+
+/** The state letter of /proc/<pid>/stat (`R`, `S`, `Z`...); undefined where there is no /proc or it is gone. */
+function processState(pid: number): string | undefined {
+  try {
+    return stateOfStat(readFileSync(`/proc/${pid}/stat`, 'latin1'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The state letter in the text of a /proc/<pid>/stat file: the field after the
+ * command name, which is in parentheses and may itself hold spaces and `)`,
+ * so it is read after the last `)` (proc(5)). Undefined when there is none.
+ */
+export function stateOfStat(text: string): string | undefined {
+  return /^ ([A-Za-z])/.exec(text.slice(text.lastIndexOf(')') + 1))?.[1];
+}
+
+// Z: a zombie; X: dead (proc(5)). Both have exited.
+const exited = (state: string | undefined): boolean => state === 'Z' || state === 'X';
+
+// Why this process cannot create a file beside the store file: its folder, named, rather than the lock's own temporary name.
+function folderProblem(error: unknown, folder: string): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return `its folder ${folder} does not exist`;
+  if (code === 'ENOTDIR') return `${folder} is not a folder`;
+  if (code === 'EACCES' || code === 'EPERM') return `its folder ${folder} is not writable by this user (${code})`;
+  if (code === 'EROFS') return `its folder ${folder} is on a read-only file system`;
+  return `cannot create a file in ${folder}: ${(error as Error).message}`;
 }
 
 // Two processes finding the same stale lock must not both take it: one could

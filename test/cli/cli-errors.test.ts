@@ -30,11 +30,24 @@ async function ended(args: string[], env: Record<string, string> = {}): Promise<
 }
 
 describe('payments-sandbox on first contact', () => {
-  it('--version prints the package version and exits 0', { timeout: TIMEOUT }, async () => {
+  it('-v, -V and --version print the package version and exit 0', { timeout: TIMEOUT }, async () => {
     const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    const { code, stdout } = await ended(['--version']);
-    expect(code).toBe(0);
-    expect(stdout.trim()).toBe(version);
+    for (const flag of ['-v', '-V', '--version']) {
+      const { code, stdout, stderr } = await ended([flag]);
+      expect(code, `${flag}: ${stderr}`).toBe(0);
+      expect(stdout, flag).toBe(`${version}\n`);
+    }
+  });
+
+  it('SANDBOX_PORT wins over PORT, which may be the port of the application under test', { timeout: TIMEOUT }, async () => {
+    taken = createServer();
+    await new Promise<void>((done) => taken!.listen(0, '127.0.0.1', () => done()));
+    const appPort = (taken.address() as { port: number }).port;
+    const started = run(['--in-memory'], { cwd: dir, env: { PORT: String(appPort), SANDBOX_PORT: '0' } });
+    const shown = await banner(started);
+    expect(new URL(shown.apiBase).port).not.toBe(String(appPort));
+    started.child.kill('SIGTERM');
+    expect((await within(started.exited, EXIT_WITHIN, 'the sandbox to stop')).code).toBe(0);
   });
 
   it('a taken port: one line naming the port and what to do, exit 2, and no file written', { timeout: TIMEOUT }, async () => {
@@ -79,7 +92,7 @@ describe('payments-sandbox on first contact', () => {
     }
 
     const { code, stderr } = await ended(['--port', '0'], { SANDBOX_IN_MEMORY: 'maybe' });
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr.trim()).toBe('payments-sandbox: SANDBOX_IN_MEMORY=maybe is neither 1/true/yes nor 0/false/no');
   });
 
@@ -97,7 +110,7 @@ describe('payments-sandbox on first contact', () => {
     expect(inMemory.code).toBe(1);
     expect(inMemory.stderr.trim().split('\n')[0]).toBe("error: environment variable 'SANDBOX_SYNC' cannot be used with option '--in-memory'");
     const inMemoryByEnv = await ended(['--port', '0', '--sync', 'normal'], { SANDBOX_IN_MEMORY: '1' });
-    expect(inMemoryByEnv.code).toBe(1);
+    expect(inMemoryByEnv.code).toBe(2);
     expect(inMemoryByEnv.stderr.trim()).toBe('payments-sandbox: --sync (or SANDBOX_SYNC) sets how a store file is written: it has no meaning with --in-memory');
   });
 

@@ -74,10 +74,10 @@ describe('payments-sandbox scenarios list', () => {
     expect(parsed.find((scenario) => scenario.name === 'card-declined')!.then).toEqual(shipped.find((scenario) => scenario.name === 'card-declined')!.then);
   });
 
-  it('--scenarios <dir> with a file that breaks the schema exits 1 naming the file', { timeout: TIMEOUT }, async () => {
+  it('--scenarios <dir> with a file that breaks the schema exits 2 naming the file', { timeout: TIMEOUT }, async () => {
     const file = await badScenarioFolder();
     const { code, stdout, stderr } = await finished(['scenarios', 'list', '--scenarios', join(dir, 'team-scenarios')]);
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr).toContain(file);
     expect(stderr).toContain('broken-rule');
     expect(stdout).toBe('');
@@ -95,17 +95,17 @@ describe('payments-sandbox scenarios list', () => {
 });
 
 describe('starting payments-sandbox with scenario options', () => {
-  it('--scenarios <dir> with a bad file stops the start-up with exit 1 naming the file', { timeout: TIMEOUT }, async () => {
+  it('--scenarios <dir> with a bad file stops the start-up with exit 2 naming the file', { timeout: TIMEOUT }, async () => {
     const file = await badScenarioFolder();
     const { code, stdout, stderr } = await finished(['--port', '0', '--in-memory', '--scenarios', join(dir, 'team-scenarios')]);
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr).toContain(file);
     expect(stdout).not.toContain('API base');
   });
 
-  it('--scenario no-such-rule exits 1 naming the rule', { timeout: TIMEOUT }, async () => {
+  it('--scenario no-such-rule exits 2 naming the rule', { timeout: TIMEOUT }, async () => {
     const { code, stdout, stderr } = await finished(['--port', '0', '--in-memory', '--scenario', 'no-such-rule']);
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr).toMatch(/^payments-sandbox: /);
     expect(stderr).toContain('no-such-rule');
     expect(stdout).not.toContain('API base');

@@ -130,14 +130,14 @@ describe('payments-sandbox with a data file', () => {
     expect(repeated.body.data.code).toBe('S18');
   });
 
-  it('exits 1 and names the file when the data file is not a store, leaving it untouched', { timeout: TIMEOUT }, async () => {
+  it('exits 2 and names the file when the data file is not a store, leaving it untouched', { timeout: TIMEOUT }, async () => {
     const dataFile = join(dir, 'sb.json');
     await writeFile(dataFile, 'not json');
     const before = await readFile(dataFile);
 
     const started = run(['--port', '0', '--data', dataFile]);
     const { code } = await within(started.exited, START_WITHIN, 'the sandbox to give up');
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(started.stderr()).toContain(dataFile);
     expect(started.stdout()).not.toContain('API base');
     expect((await readFile(dataFile)).equals(before)).toBe(true);
@@ -146,14 +146,14 @@ describe('payments-sandbox with a data file', () => {
 });
 
 describe('payments-sandbox with a damaged log', () => {
-  it('exits 1 with a message naming the log when a complete line is not a change', { timeout: TIMEOUT }, async () => {
+  it('exits 2 with a message naming the log when a complete line is not a change', { timeout: TIMEOUT }, async () => {
     const dataFile = join(dir, 'sb.json');
     const log = '{"kind":"payment"}\n';
     await writeFile(`${dataFile}.wal`, log);
 
     const started = run(['--port', '0', '--data', dataFile]);
     const { code } = await within(started.exited, START_WITHIN, 'the sandbox to give up');
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(started.stderr()).toMatch(/^payments-sandbox: /);
     expect(started.stderr()).toContain(`${dataFile}.wal`);
     expect(await readFile(`${dataFile}.wal`, 'utf8')).toBe(log);

@@ -138,6 +138,6 @@ describe('the lock on the store file', () => {
 
   it('refuses with the reason when the lock cannot be made (no such folder)', async () => {
     const file = join(files.dir, 'missing', 'sandbox.json');
-    await expect(Store.open({ file })).rejects.toThrow(new RegExp(`^cannot lock the store file ${file}: ENOENT`));
+    await expect(Store.open({ file })).rejects.toThrow(`cannot lock the store file ${file}: its folder ${join(files.dir, 'missing')} does not exist`);
   });
 });

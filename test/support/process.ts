@@ -112,15 +112,35 @@ export interface Banner {
 
 const CURL = /curl -s (\S+) -H 'Content-Type: application\/json' -d '([^']+)'/;
 
-/** Waits for the start-up banner (its curl line is the end), or fails if the process dies first. */
+/** The JSON banner record of `--log-format json` (src/cli/banner.ts), as a line of stdout. */
+const JSON_BANNER = /^\{.*"msg":"payments-sandbox is serving".*\}\n/m;
+
+/** The facts of a JSON banner record, read as the text banner's are. */
+function jsonBanner(out: string, line: RegExpExecArray): Banner {
+  const record = JSON.parse(line[0].trim()) as { apiBase: string; publicKey: string; secretKey: string; store: string | null; tokenRequest: { url: string; body: unknown } };
+  return {
+    apiBase: record.apiBase,
+    origin: new URL(record.apiBase).origin,
+    publicKey: record.publicKey,
+    secretKey: record.secretKey,
+    curlUrl: record.tokenRequest.url,
+    curlBody: JSON.stringify(record.tokenRequest.body),
+    store: record.store ?? '(in memory)',
+    text: out.slice(0, line.index + line[0].length),
+  };
+}
+
+/** Waits for the start-up banner (its curl line is the end; with --log-format json, its record), or fails if the process dies first. */
 export async function banner(started: Run): Promise<Banner> {
   const printed = new Promise<Banner>((done, fail) => {
     const check = () => {
       const out = started.stdout();
       const curl = CURL.exec(out);
-      if (!curl) return;
+      const record = curl ? null : JSON_BANNER.exec(out);
+      if (!curl && !record) return;
       started.child.stdout!.off('data', check);
       started.child.off('exit', died);
+      if (!curl) return done(jsonBanner(out, record!));
       const apiBase = /API base\s+(\S+)/.exec(out)?.[1] ?? '';
       done({
         apiBase,

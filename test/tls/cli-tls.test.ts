@@ -88,10 +88,10 @@ describe('payments-sandbox --https-port --proxy-port --tls-host', () => {
 });
 
 describe('--tls-host without a listener', () => {
-  it('exits 1 with one line saying what to add, instead of ignoring the name', { timeout: TIMEOUT }, async () => {
+  it('exits 2 with one line saying what to add, instead of ignoring the name', { timeout: TIMEOUT }, async () => {
     const started = run(['--tls-host', 'seerbitapi.com', '--port', '0', '--in-memory']);
     const { code } = await within(started.closed, START_WITHIN, 'payments-sandbox to exit');
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(started.stderr()).toContain('--tls-host names hosts for HTTPS: add --https-port <n> or --proxy-port <n>');
   });
 });

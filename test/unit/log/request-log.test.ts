@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LogFormat, LogLevel, Sandbox } from '../../../src/index.js';
 import { accountPayment, ApiClient, cardPayment, momoPayment } from '../../support/sandbox.js';
+import { ControlClient } from '../../support/control.js';
 import { loggedLines } from '../../support/log.js';
 
 /** The request log: one line per Payments API request, never a secret (README, "Logs"). */
@@ -110,4 +111,64 @@ describe('the request log', () => {
     const initiate = entries.find((entry) => entry.paymentReference === 'SBREF-LOG-OTP' && entry.path === '/payments/initiates')!;
     expect(initiate.request.body).toMatchObject({ cardNumber: '512345******0009', productDescription: 'card 5123.45**.****.0008' });
   });
+
+  describe('a notification attempt of a merchant whose clock was moved a day and three hours ahead', () => {
+    // Not whole days: a clock a whole number of days ahead shows the same hour.
+    const AHEAD_MS = 27 * 3600_000;
+
+    // A paid payment of a merchant a day ahead and more; its notification's first attempt fails in the receiver's place (the
+    // receiver-error fault: nothing is sent), so the attempt is made, and logged, at once without a socket.
+    async function notifiedAhead(api: ApiClient): Promise<void> {
+      const merchant = await api.merchant();
+      const control = await ControlClient.for(sandbox!);
+      expect((await control.send('PUT', `/webhooks/${merchant.publicKey}`, { body: { url: 'http://127.0.0.1:9/hook' } })).status).toBe(200);
+      expect((await control.send('POST', `/webhooks/${merchant.publicKey}/faults`, { body: { kind: 'receiver-error', status: 500, attempts: 1, times: 1 } })).status).toBe(201);
+      expect((await control.send('POST', `/clock/${merchant.publicKey}/advance`, { body: { by: 'P1DT3H' } })).status).toBe(200);
+      const initiated = await api.as(merchant, 'POST', '/payments/initiates', accountPayment({ paymentReference: 'SBREF-LOG-AHEAD' }));
+      await api.as(merchant, 'POST', '/payments/validate', { linkingReference: initiated.body.data.payments.linkingReference, otp: '123456' });
+      await expect.poll(async () => (await control.send('GET', '/webhooks/deliveries', { query: { paymentReference: 'SBREF-LOG-AHEAD' } })).body.deliveries?.[0]?.attempts.length, { timeout: 5000 }).toBe(1);
+      // A request after it: its line must not go back in time.
+      await api.as(merchant, 'POST', '/payments/initiates', accountPayment({ paymentReference: 'SBREF-LOG-AFTER' }));
+    }
+
+    it('pretty: stamped with the wall clock, in order with the requests, the merchant time written as merchantTime', async () => {
+      const since = Date.now();
+      const lines = await logged('info', 'pretty', notifiedAhead);
+      const until = Date.now();
+      const notify = lines.find((line) => line.includes('NOTIFY'))!;
+      expect(notify).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] ERROR: NOTIFY transaction .* SBREF-LOG-AHEAD not acknowledged .* merchantTime=\S+Z$/);
+      const merchantTime = Date.parse(/merchantTime=(\S+)$/.exec(notify)![1]!);
+      expect(merchantTime - since).toBeGreaterThanOrEqual(AHEAD_MS - 1000);
+      expect(merchantTime - until).toBeLessThanOrEqual(AHEAD_MS + 1000);
+      // Each line's stamp, as a time of today, lies between the start and the end of the test, and they never go back.
+      const stamps = lines.map((line) => stampMs(line, since));
+      for (const stamp of stamps) expect(stamp).toBeGreaterThanOrEqual(since - 1);
+      for (const stamp of stamps) expect(stamp).toBeLessThanOrEqual(until + 1);
+      expect(stamps).toEqual([...stamps].sort((a, b) => a - b));
+      // A request line says nothing of a merchant's clock: its time is the line's.
+      expect(lines.filter((line) => !line.includes('NOTIFY')).every((line) => !line.includes('merchantTime'))).toBe(true);
+    });
+
+    it('as JSON: pino stamps the wall clock as time, and merchantTime holds the merchant time of the attempt', async () => {
+      const since = Date.now();
+      const entries = (await logged('info', 'json', notifiedAhead)).map((line) => JSON.parse(line));
+      const until = Date.now();
+      const notify = entries.find((entry) => entry.notification !== undefined)!;
+      expect(notify).toMatchObject({ level: 50, eventType: 'transaction', acknowledged: false, status: 500, paymentReference: 'SBREF-LOG-AHEAD' });
+      expect(notify.time).toBeGreaterThanOrEqual(since);
+      expect(notify.time).toBeLessThanOrEqual(until);
+      expect(Date.parse(notify.merchantTime) - notify.time).toBeGreaterThanOrEqual(AHEAD_MS - 1000);
+      expect(Date.parse(notify.merchantTime) - notify.time).toBeLessThanOrEqual(AHEAD_MS + 1000);
+      const times = entries.map((entry) => entry.time as number);
+      expect(times).toEqual([...times].sort((a, b) => a - b));
+    });
+  });
 });
+
+// The time of a pretty line's [HH:MM:ss.mmm] stamp, on the local day of `near` (a test does not run across midnight twice).
+function stampMs(line: string, near: number): number {
+  const [, hours, minutes, seconds, ms] = /^\[(\d\d):(\d\d):(\d\d)\.(\d{3})\]/.exec(line)!;
+  const day = new Date(near);
+  day.setHours(Number(hours), Number(minutes), Number(seconds), Number(ms));
+  return day.getTime();
+}
