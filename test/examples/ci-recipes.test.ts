@@ -104,14 +104,20 @@ function bash(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<Scri
   });
 }
 
-/** Whether something answers on the port. */
+/**
+ * Whether something still answers on the port a few seconds on: a sandbox
+ * started by npx closes once npm's shell has gone, a moment after the job's
+ * `kill` (docs/decisions.md#d69-close-with-npm-exec).
+ */
 async function listening(port: number): Promise<boolean> {
-  try {
-    await fetch(`http://127.0.0.1:${port}/__sandbox/health`, { signal: AbortSignal.timeout(2000) });
-    return true;
-  } catch {
-    return false;
+  for (const deadline = Date.now() + 5000; Date.now() < deadline; await new Promise((done) => setTimeout(done, 100))) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/__sandbox/health`, { signal: AbortSignal.timeout(1000) });
+    } catch {
+      return false;
+    }
   }
+  return true;
 }
 
 interface GitHubStep {
