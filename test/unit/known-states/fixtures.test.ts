@@ -128,6 +128,16 @@ describe('a fixtures document', () => {
     expect(withoutTime((await control.send('GET', '/snapshot')).body)).toEqual(withoutTime(before));
   });
 
+  it('cannot load fixtures or a snapshot, or reset, from a step: they run one at a time with the load', async () => {
+    const { control } = await started();
+    for (const path of ['/reset', '/reset?publicKey=' + PUB, '/fixtures', '/snapshot']) {
+      const nested = { version: 1, merchant: { publicKey: PUB, secretKey: SEC }, steps: [{ ...initiate('FX-N-1') }, { control: { method: 'POST', path } }] };
+      const refused = await control.send('POST', '/fixtures', { body: nested });
+      expect(refused.status, path).toBe(400);
+      expect(refused.body.step, path).toEqual({ index: 1, field: '/steps/1/control/path' });
+    }
+  });
+
   it('that makes a paymentReference twice is refused with the step that collides', async () => {
     const { sandbox, control } = await started();
     const twice = { version: 1, merchant: { publicKey: PUB, secretKey: SEC }, steps: [{ id: 'a', ...initiate('FX-D-1') }, { id: 'b', ...initiate('FX-D-1') }] };
