@@ -29,12 +29,13 @@ afterEach(async () => {
 });
 
 /**
- * A zombie's pid: `sh` starts `sleep 0` in the background, prints its pid and
+ * A zombie's pid: `sh` starts `sleep 0.3` in the background, prints its pid and
  * becomes `sleep 60`, which never waits for the child it inherited; the child
- * exits at once and stays a zombie until its parent is killed.
+ * exits once the shell is `sleep` (a child that ended before could be reaped
+ * by the shell) and stays a zombie until its parent is killed.
  */
 async function zombie(): Promise<number> {
-  holder = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  holder = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const pid = await within(
     new Promise<number>((done) => holder!.stdout!.setEncoding('utf8').once('data', (text: string) => done(Number(text.trim())))),
     START_WITHIN,
