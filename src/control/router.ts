@@ -88,7 +88,7 @@ export function controlRouter(deps: ControlDependencies): Router {
     };
     router[method](path, documentedQueryOnly(operation), validate, documentedRules(operation), run);
   }
-  router.all('/{*rest}', (req) => {
+  router.all('/{*rest}', () => {
     throw new ApiError(404, { message: 'Not Found', error: 'NOT_FOUND' }, undefined);
   });
   // A body that cannot be read (body-parser's 4xx errors) is an INPUT error in the control API's categories.
@@ -116,7 +116,7 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
     return found[0]!;
   };
   const document = documentReader(deps.documents, deps.publicUrl);
-  const { clocks, outbox, faults } = deps.notifications;
+  const { clocks, outbox } = deps.notifications;
   // Settles a PENDING payment as the outside world would (control-api.yaml, completePayment); 409 for any other.
   const settle = async (res: Response, payment: Payment, outcome: 'success' | 'failure') => {
     const settled = settleExternally(selector.engine, payment, outcome, clocks.now(payment.publicKey));

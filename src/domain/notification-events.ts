@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { fromMinor, toMinor, toNumber } from '../model/money.js';
-import type { NotificationEvent, NotificationEventType } from '../model/notifications.js';
+import type { NotificationEventType } from '../model/notifications.js';
 import type { Payment } from '../model/records.js';
 
 /**
