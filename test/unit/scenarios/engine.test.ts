@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
 import { loadCatalogue } from '../../../src/scenarios/catalogue.js';
 import { appliesTo, matches, ScenarioEngine, type Facts } from '../../../src/scenarios/engine.js';
-import type { Condition, Scenario } from '../../../src/scenarios/scenario.js';
+import type { Condition } from '../../../src/scenarios/scenario.js';
 import { answer, rule, storedPayment } from './rules.js';
 
 /** The engine on its own: which rule the values of a request choose (docs/design.md, "How an outcome is chosen"), without HTTP. */
