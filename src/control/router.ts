@@ -19,6 +19,7 @@ import { fill, journalCursor, journalCursorId, pageBody, pageOfList, pageOfRows,
 import { notificationHandlers, type NotificationControls } from './notifications.js';
 import { paymentView, scenarioView } from './views.js';
 import { once } from 'node:events';
+import { Socket } from 'node:net';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { snapshotText } from '../known-states/state.js';
 import { FixturesError, type FixturesDocument } from '../known-states/fixtures.js';
@@ -204,6 +205,8 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
       res.status(204).end();
     },
     streamEvents: (req, res) => {
+      // Sandbox.handle() and fixture steps have no connection, and wait for an answer's end, which a stream never reaches.
+      if (!(req.socket instanceof Socket)) throw inputError('GET /__sandbox/events is a stream that never ends: open it over HTTP, not through Sandbox.handle() or a fixtures step');
       const last = req.get('Last-Event-ID');
       const sink: EventSink = {
         write: (text) => {
