@@ -107,7 +107,8 @@ export class SandboxEvents {
 
   /**
    * Opens a stream on `sink`: first the events after `lastEventId` still held
-   * (or one `reload` event when some are not), then each new one.
+   * (or one `reload` event when some are not), then each new one. The
+   * `maxPendingBytes` bound applies from the first new event on.
    * @returns what ends the subscription (call it when the connection closes)
    * @throws SubscriberLimitError when `maxSubscribers` streams are open, or the sandbox is closing
    */
@@ -125,7 +126,8 @@ export class SandboxEvents {
       if (missed === undefined) text += eventText({ id: this.lastId, at: this.now(), kind: 'reload' });
       else for (const event of missed) if (isFor(event, subscriber.publicKey)) text += eventText(event);
     }
-    this.send(subscriber, text);
+    // The replay is bounded by the buffer itself, and may exceed maxPendingBytes on a slow link before the peer had a chance to read.
+    sink.write(text);
     return () => this.remove(subscriber);
   }
 

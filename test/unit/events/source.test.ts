@@ -58,6 +58,18 @@ describe('SandboxEvents', () => {
     expect(late.events).toEqual([{ id: 5, at: '2026-01-01T00:00:00.000Z', kind: 'reload' }]);
   });
 
+  it('does not drop a subscriber for its replay, only once new events find it behind', () => {
+    const events = source();
+    for (let n = 0; n < 3; n += 1) events.publish({ kind: 'clock', publicKey: 'A' });
+    const slow = new FakeSink();
+    slow.pending = 101;
+    events.subscribe(slow, { lastEventId: 0 });
+    expect(slow.destroyed).toBe(false);
+    expect(slow.events).toHaveLength(3);
+    events.publish({ kind: 'reset' });
+    expect(slow.destroyed).toBe(true);
+  });
+
   it('refuses a subscriber beyond maxSubscribers, and takes one again once another leaves', () => {
     const events = source();
     const leave = events.subscribe(new FakeSink());
