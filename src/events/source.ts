@@ -131,12 +131,18 @@ export class SandboxEvents {
     return () => this.remove(subscriber);
   }
 
-  /** Ends every stream at once and refuses new ones: for the sandbox's `close()`, which must not wait for them. */
+  /**
+   * Ends every stream at once and refuses new ones: for the sandbox's
+   * `close()`, which must not wait for them. A stream with bytes its peer has
+   * not taken is closed outright: ending it would wait for a reader that may
+   * never read.
+   */
   close(): void {
     this.closed = true;
     for (const subscriber of [...this.subscribers]) {
       this.remove(subscriber);
-      subscriber.sink.end();
+      if (subscriber.sink.pending > 0) subscriber.sink.destroy();
+      else subscriber.sink.end();
     }
   }
 

@@ -113,4 +113,14 @@ describe('SandboxEvents', () => {
     expect(events.subscriberCount).toBe(0);
     expect(() => events.subscribe(new FakeSink())).toThrow(/closing/);
   });
+
+  it('close() destroys a stream whose peer has bytes it has not taken, rather than wait for it', () => {
+    const events = source();
+    const behind = new FakeSink();
+    events.subscribe(behind);
+    behind.pending = 10;
+    events.close();
+    expect(behind.destroyed).toBe(true);
+    expect(behind.ended).toBe(false);
+  });
 });
