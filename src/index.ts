@@ -15,7 +15,7 @@ import { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE } from './defaults.js';
 import { AllowedHosts } from './guards/host.js';
 import { loadCatalogue, SHIPPED_SCENARIOS } from './scenarios/catalogue.js';
 import { ScenarioEngine } from './scenarios/engine.js';
-import { OverrideBook } from './scenarios/overrides.js';
+import { OverrideBook, type OverrideChange } from './scenarios/overrides.js';
 import { ScenarioSelector } from './scenarios/selector.js';
 import { Store, type SyncLevel } from './store/store.js';
 import { loadOperations, type HttpOperation } from './validation/operations.js';
@@ -24,7 +24,9 @@ import type { TlsListeners } from './tls/listeners.js';
 import { Agenda } from './agenda/agenda.js';
 import { MerchantClocks } from './clock/clocks.js';
 import { Dispatcher } from './notifications/dispatcher.js';
-import { NotificationFaults } from './notifications/faults.js';
+import { NotificationFaults, type NotificationFaultChange } from './notifications/faults.js';
+import { SandboxEvents } from './events/source.js';
+import type { SandboxEventInput } from './events/shape.js';
 import { NotificationOutbox } from './notifications/outbox.js';
 import { isHttpUrl, SandboxWebhooks } from './notifications/webhooks.js';
 import { KnownStates } from './known-states/known-states.js';
@@ -143,6 +145,8 @@ export interface Sandbox {
   warnings: readonly string[];
   /** what falls due and when; `agenda.advance(publicKey, ms)` moves a merchant's clock as the control API does */
   agenda: Agenda;
+  /** the live events GET /__sandbox/events streams: every change of the store, the overrides and the notification faults (docs/decisions.md#d80-server-sent-events) */
+  events: SandboxEvents;
   /**
    * Serves one request in process, without a socket, as the listener would
    * have answered it (src/http/handle.ts): a Payments API target straight to
@@ -201,6 +205,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const engine = new ScenarioEngine(scenarios, seedrandom(seed));
   const now = isoClock();
   const selector = new ScenarioSelector(engine, new OverrideBook());
+  // The live events hear each source of change where it changes, so no writer can forget to announce one.
+  const events = new SandboxEvents(now);
+  selector.overrides.onChange = (change) => events.publish(overrideEvent(change));
   if (options.scenario !== undefined) {
     if (!engine.find(options.scenario)) throw new Error(`unknown scenario ${options.scenario}: \`payments-sandbox scenarios list\` lists them`);
     selector.overrides.add({ scenario: options.scenario }, now());
@@ -217,6 +224,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
   const clocks = new MerchantClocks(store);
   const faults = new NotificationFaults();
+  faults.onChange = (change) => events.publish(faultEvent(change));
+  store.watch(events.onStoreChange);
   const outbox = new NotificationOutbox({ store, clocks, faults, engine, defaultUrl: options.webhookUrl });
   const dispatcher = new Dispatcher({ store, clocks, outbox, onAttempt: log?.attempt });
   const agenda = new Agenda({ store, clocks, engine, outbox, dispatcher });
@@ -244,6 +253,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     outbox,
     notifications: { store, clocks, agenda, outbox, faults },
     knownStates,
+    events,
     strict: options.strict ?? false,
     state: () => state,
     allowedHosts,
@@ -338,12 +348,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     webhooks: new SandboxWebhooks(store),
     clocks,
     agenda,
+    events,
     warnings,
     handle,
     close: () =>
       (closing ??= (async () => {
         state = 'stopping';
         hung.releaseAll();
+        // Event streams never end by themselves: end them, or server.close() would wait for them.
+        events.close();
         await Promise.all([
           server &&
             new Promise<void>((resolve) => {
@@ -356,6 +369,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         await store.close();
       })()),
   };
+}
+
+// An override's change as a live event: the merchant it is for (none: sandbox-wide), its id.
+function overrideEvent(change: OverrideChange): SandboxEventInput {
+  if (!('override' in change)) return { kind: 'override', action: change.action === 'replaced' ? 'set' : 'cleared', ...(change.publicKey === undefined ? {} : { publicKey: change.publicKey }) };
+  const { override } = change;
+  return { kind: 'override', action: change.action, ref: override.id, ...(override.publicKey === undefined ? {} : { publicKey: override.publicKey }) };
+}
+
+// A notification fault's change as a live event.
+function faultEvent(change: NotificationFaultChange): SandboxEventInput {
+  if (!('fault' in change)) return { kind: 'fault', action: change.action === 'replaced' ? 'set' : 'cleared', ...(change.publicKey === undefined ? {} : { publicKey: change.publicKey }) };
+  return { kind: 'fault', action: change.action, ref: change.fault.id, publicKey: change.fault.publicKey };
 }
 
 // The connection bounds of the options, checked: a zero or negative one would close every connection, or none.

@@ -19,10 +19,12 @@ import { fill, journalCursor, journalCursorId, pageBody, pageOfList, pageOfRows,
 import { notificationHandlers, type NotificationControls } from './notifications.js';
 import { paymentView, scenarioView } from './views.js';
 import { once } from 'node:events';
+import { Socket } from 'node:net';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { snapshotText } from '../known-states/state.js';
 import { FixturesError, type FixturesDocument } from '../known-states/fixtures.js';
 import { SnapshotError, type KnownStates, type SnapshotDocument } from '../known-states/known-states.js';
+import { SubscriberLimitError, type EventSink, type SandboxEvents } from '../events/source.js';
 
 /** The largest body PUT /snapshot reads (docs/known-states.md, "Bounds"): far beyond the states a test sets up, within what one JSON.parse can take. */
 export const SNAPSHOT_BODY_LIMIT = '256mb';
@@ -51,6 +53,8 @@ export interface ControlDependencies {
   notifications: NotificationControls;
   /** fixtures, snapshots and the baseline a reset returns to (README, "Known states") */
   knownStates: KnownStates;
+  /** the live events GET /events streams (docs/decisions.md#d80-server-sent-events) */
+  events: SandboxEvents;
 }
 
 type Handler = (req: Request, res: Response) => Promise<void> | void;
@@ -199,6 +203,33 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
     clearRequests: (req, res) => {
       journal.clear(merchantOf(req));
       res.status(204).end();
+    },
+    streamEvents: (req, res) => {
+      // Sandbox.handle() and fixture steps have no connection, and wait for an answer's end, which a stream never reaches.
+      if (!(req.socket instanceof Socket)) throw inputError('GET /__sandbox/events is a stream that never ends: open it over HTTP, not through Sandbox.handle() or a fixtures step');
+      const last = req.get('Last-Event-ID');
+      const sink: EventSink = {
+        write: (text) => {
+          // Headers go with the first bytes, so that a refusal below can still answer in JSON.
+          if (!res.headersSent) {
+            res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no', Connection: 'close' });
+            res.socket?.setNoDelay(true);
+          }
+          return res.write(text);
+        },
+        get pending() {
+          return res.writableLength;
+        },
+        end: () => res.end(),
+        destroy: () => res.destroy(),
+      };
+      try {
+        const unsubscribe = deps.events.subscribe(sink, { publicKey: merchantOf(req), lastEventId: last === undefined ? undefined : /^[0-9]{1,15}$/.test(last) ? Number(last) : -1 });
+        res.once('close', unsubscribe);
+      } catch (error) {
+        if (error instanceof SubscriberLimitError) throw new ApiError(503, { message: error.message, error: 'UNAVAILABLE' });
+        throw error;
+      }
     },
     listMerchants: (req, res) => {
       const request = pageRequest(req.query as Record<string, unknown>);

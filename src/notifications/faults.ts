@@ -21,9 +21,25 @@ export interface NotificationFaultView extends NotificationFaultRequest {
   kind: NotificationFaultKind;
 }
 
+/**
+ * A change of the faults, as `NotificationFaults.onChange` hears it: one set
+ * (`added`), one used by an event (`used`), or a merchant's or every
+ * merchant's cleared, or put in place by a snapshot (`replaced`).
+ */
+export type NotificationFaultChange =
+  | { action: 'added' | 'used'; fault: NotificationFaultView }
+  | { action: 'cleared' | 'replaced'; publicKey?: string };
+
 /** The faults of every merchant. */
 export class NotificationFaults {
   private readonly faults = new Map<string, NotificationFaultView[]>();
+
+  /**
+   * Called after each change of the faults, whoever made it (the control
+   * API, the outbox taking one, a snapshot, a reset): the one place the live
+   * events learn of them (docs/decisions.md#d80-server-sent-events). Absent: nobody listens.
+   */
+  onChange?: (change: NotificationFaultChange) => void;
 
   /** Sets a fault for the merchant's next events. @returns the fault as listed */
   add(publicKey: string, request: NotificationFaultRequest): NotificationFaultView {
@@ -31,6 +47,7 @@ export class NotificationFaults {
     const list = this.faults.get(publicKey) ?? [];
     list.push(fault);
     this.faults.set(publicKey, list);
+    this.onChange?.({ action: 'added', fault: { ...fault } });
     return { ...fault };
   }
 
@@ -51,16 +68,22 @@ export class NotificationFaults {
    * in the order given: how a snapshot brings back the faults it holds.
    */
   replace(faults: readonly NotificationFaultView[], publicKey?: string): void {
-    this.clear(publicKey);
+    this.clearQuietly(publicKey);
     for (const fault of faults) {
       const list = this.faults.get(fault.publicKey) ?? [];
       list.push({ ...fault });
       this.faults.set(fault.publicKey, list);
     }
+    this.onChange?.(publicKey === undefined ? { action: 'replaced' } : { action: 'replaced', publicKey });
   }
 
   /** Removes the merchant's faults, or every merchant's. */
   clear(publicKey?: string): void {
+    this.clearQuietly(publicKey);
+    this.onChange?.(publicKey === undefined ? { action: 'cleared' } : { action: 'cleared', publicKey });
+  }
+
+  private clearQuietly(publicKey: string | undefined): void {
     if (publicKey === undefined) this.faults.clear();
     else this.faults.delete(publicKey);
   }
@@ -78,6 +101,7 @@ export class NotificationFaults {
       if (fault.times <= 0) list.shift();
       if (list.length === 0) this.faults.delete(publicKey);
     }
+    this.onChange?.({ action: 'used', fault: { ...fault } });
     const { kind, delay, status, attempts } = fault;
     return { kind, ...(delay !== undefined ? { delay } : {}), ...(status !== undefined ? { status } : {}), ...(attempts !== undefined ? { attempts } : {}) };
   }

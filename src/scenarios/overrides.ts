@@ -41,6 +41,16 @@ export interface OverrideLimits {
 /** The bounds the sandbox runs with: far more than a test sets up, few enough that choosing one stays cheap. */
 export const OVERRIDE_LIMITS: OverrideLimits = { perMerchant: 1000, total: 10_000 };
 
+/**
+ * A change of the book, as `OverrideBook.onChange` hears it: an override
+ * added, used by a request (`times` then says what is left), removed (deleted,
+ * or used up), or the overrides of one merchant (`publicKey`) or of all
+ * cleared, or put in place by a snapshot (`replaced`).
+ */
+export type OverrideChange =
+  | { action: 'added' | 'used' | 'removed'; override: Override }
+  | { action: 'cleared' | 'replaced'; publicKey?: string };
+
 /** An override the book has no room for; nothing was added. The message says which bound and what to do. */
 export class OverrideLimitError extends Error {
   override name = 'OverrideLimitError';
@@ -59,6 +69,14 @@ export class OverrideBook {
   /** each merchant's overrides (undefined: the sandbox-wide ones), oldest first */
   private readonly bySubject = new Map<string | undefined, HeldOverride[]>();
   private sequence = 0;
+
+  /**
+   * Called after each change of the book, whoever made it (the control API,
+   * a request taking one, a snapshot, a reset): the one place the live
+   * events learn of overrides (docs/decisions.md#d80-server-sent-events).
+   * Absent: nobody listens.
+   */
+  onChange?: (change: OverrideChange) => void;
 
   constructor(readonly limits: OverrideLimits = OVERRIDE_LIMITS) {}
 
@@ -101,6 +119,7 @@ export class OverrideBook {
     this.held.set(override.id, entry);
     subject.push(entry);
     this.bySubject.set(request.publicKey, subject);
+    this.onChange?.({ action: 'added', override });
     return override;
   }
 
@@ -119,7 +138,7 @@ export class OverrideBook {
     if (most > this.limits.perMerchant || total > this.limits.total) {
       throw new OverrideLimitError(`the overrides do not fit: at most ${this.limits.perMerchant} of one merchant and ${this.limits.total} in all`);
     }
-    this.clear(publicKey);
+    this.clearQuietly(publicKey);
     for (const override of overrides) {
       const entry = { override: { ...override }, sequence: (this.sequence += 1) };
       this.held.set(override.id, entry);
@@ -127,6 +146,7 @@ export class OverrideBook {
       subject.push(entry);
       this.bySubject.set(override.publicKey, subject);
     }
+    this.onChange?.(publicKey === undefined ? { action: 'replaced' } : { action: 'replaced', publicKey });
   }
 
   /** Removes one override; false when there is none with that id. */
@@ -137,11 +157,17 @@ export class OverrideBook {
     const subject = this.bySubject.get(entry.override.publicKey)!;
     subject.splice(subject.lastIndexOf(entry), 1);
     if (subject.length === 0) this.bySubject.delete(entry.override.publicKey);
+    this.onChange?.({ action: 'removed', override: entry.override });
     return true;
   }
 
   /** Removes the overrides of one merchant, or all of them. */
   clear(publicKey?: string): void {
+    this.clearQuietly(publicKey);
+    this.onChange?.(publicKey === undefined ? { action: 'cleared' } : { action: 'cleared', publicKey });
+  }
+
+  private clearQuietly(publicKey: string | undefined): void {
     if (publicKey === undefined) {
       this.held.clear();
       this.bySubject.clear();
@@ -159,10 +185,9 @@ export class OverrideBook {
    */
   take(publicKey: string | undefined, applies: (override: Override) => boolean): Override | undefined {
     const chosen = (publicKey === undefined ? undefined : newestThat(this.bySubject.get(publicKey), applies)) ?? newestThat(this.bySubject.get(undefined), applies);
-    if (chosen?.times !== undefined) {
-      chosen.times -= 1;
-      if (chosen.times === 0) this.remove(chosen.id);
-    }
+    if (chosen?.times !== undefined) chosen.times -= 1;
+    if (chosen) this.onChange?.({ action: 'used', override: chosen });
+    if (chosen?.times === 0) this.remove(chosen.id);
     return chosen;
   }
 
