@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
+import { describe } from '../validation/check-request.js';
 import { operationId, requestViolations, type HttpOperation } from '../validation/operations.js';
-import { FixturesError, parseFixturesText, type FixturesDocument, type StepProblem } from './fixtures.js';
+import { FixturesError, parseFixturesText, type FixturesDocument } from './fixtures.js';
 import { SnapshotError, type KnownStates, type SnapshotDocument } from './known-states.js';
 
 /**
@@ -68,25 +69,15 @@ export async function loadStartFiles(states: KnownStates, operations: HttpOperat
 /**
  * Checks a document against the body schema of a control operation.
  * @returns the document, typed by the schema it passed
- * @throws KnownStateError naming the first field that breaks it, as a JSON Pointer
+ * @throws KnownStateError naming each field that breaks it (`steps.0.api.method must be ...`)
  */
 export function checked(operations: HttpOperation[], id: 'putSnapshot' | 'loadFixtures', document: unknown, path: string, flag: string): unknown {
   const operation = operations.find((candidate) => operationId(candidate) === id);
   if (!operation) throw new Error(`the control API document has no operation ${id}`);
   const violations = requestViolations(operation, { method: operation.method, path: operation.path, query: {}, headers: { 'content-type': 'application/json' }, body: document });
-  const first = violations[0];
-  if (!first) return document;
-  const problem = problemAt(first.where);
-  throw new KnownStateError(`${flag} ${path}: ${problem.field ?? '/'} ${first.message}${violations.length > 1 ? ` (and ${violations.length - 1} more)` : ''}`);
-}
-
-/** The step and field a violation's place names (`body.steps.2.api.path`). */
-export function problemAt(where: string): Partial<StepProblem> & { field?: string } {
-  const parts = where.split('.').filter((part) => part !== '');
-  if (parts[0] === 'body') parts.shift();
-  const field = `/${parts.join('/')}`;
-  const index = parts[0] === 'steps' && /^\d+$/.test(parts[1] ?? '') ? Number(parts[1]) : undefined;
-  return index === undefined ? { field } : { index, field };
+  if (violations.length === 0) return document;
+  // The sentences POST /__sandbox/fixtures and PUT /__sandbox/snapshot answer for the same body.
+  throw new KnownStateError(`${flag} ${path}: ${describe(violations)}`);
 }
 
 async function text(path: string, flag: string): Promise<string> {

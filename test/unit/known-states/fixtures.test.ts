@@ -172,6 +172,10 @@ describe('fixtures and a snapshot at start', () => {
     expect(failure).toBeInstanceOf(KnownStateError);
     expect((failure as Error).message).toMatch(new RegExp(`^--fixtures ${file}: step 0 \\(x\\): expected code 20`));
     expect((failure as Error).message).not.toContain('\n');
+    const schema = join(dir, 'schema.yaml');
+    await writeFile(schema, 'version: 1\nsteps:\n  - { api: { method: FETCH, path: /payments } }\n');
+    const refused = await sandboxForTest({ fixtures: [schema] }).catch((error: unknown) => error);
+    expect((refused as Error).message).toMatch(new RegExp(`^--fixtures ${schema}: steps\\.0\\.api\\.method must be equal to one of the allowed values`));
     const missing = await sandboxForTest({ snapshot: join(dir, 'nowhere.json') }).catch((error: unknown) => error);
     expect((missing as Error).message).toMatch(/^--snapshot .*nowhere\.json cannot be read \(ENOENT\)/);
   });
