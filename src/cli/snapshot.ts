@@ -9,12 +9,10 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { controlRequest, type ControlTarget } from './control-request.js';
 
 /** Where the sandbox is, and whose state. */
-export interface SnapshotTarget {
-  /** the sandbox's origin, e.g. http://127.0.0.1:4010 */
-  origin: string;
-  controlToken?: string;
+export interface SnapshotTarget extends ControlTarget {
   /** one merchant's state; absent: every merchant's */
   publicKey?: string;
 }
@@ -27,7 +25,7 @@ export interface SnapshotTarget {
  * @throws Error naming the sandbox's answer, or why it could not be reached or the file written
  */
 export async function saveSnapshot(target: SnapshotTarget, file: string): Promise<string> {
-  const response = await call(target, 'GET');
+  const response = await controlRequest(target, 'GET', pathOf(target));
   const partial = `${file}.partial`;
   try {
     await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), createWriteStream(partial, { mode: 0o600 }));
@@ -51,26 +49,12 @@ export async function loadSnapshot(target: SnapshotTarget, file: string): Promis
   } catch (error) {
     throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  const body = Readable.toWeb(createReadStream(file)) as unknown as RequestInit["body"];
-  const response = await call(target, 'PUT', body, size);
+  const stream = Readable.toWeb(createReadStream(file)) as unknown as NonNullable<RequestInit['body']>;
+  const response = await controlRequest(target, 'PUT', pathOf(target), { stream, length: size });
   const answer = (await response.json()) as { loaded: string; payments: number };
   return `snapshot ${file} loaded into ${target.origin} (${answer.loaded === 'all' ? 'every merchant' : answer.loaded}: ${answer.payments} payments)`;
 }
 
-async function call(target: SnapshotTarget, method: 'GET' | 'PUT', body?: RequestInit["body"], size?: number): Promise<Response> {
-  const query = target.publicKey === undefined ? '' : `?publicKey=${encodeURIComponent(target.publicKey)}`;
-  const url = `${target.origin.replace(/\/+$/, '')}/__sandbox/snapshot${query}`;
-  const headers: Record<string, string> = { accept: 'application/json', ...(target.controlToken ? { authorization: `Bearer ${target.controlToken}` } : {}) };
-  if (body !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(size) });
-  let response: Response;
-  try {
-    response = await fetch(url, { method, headers, body, ...(body === undefined ? {} : { duplex: 'half' }) } as RequestInit);
-  } catch (error) {
-    throw new Error(`cannot reach the sandbox at ${target.origin}: ${(error as Error).message}`);
-  }
-  if (!response.ok) {
-    const answer = (await response.json().catch(() => ({}))) as { message?: unknown };
-    throw new Error(`${method} /__sandbox/snapshot answered ${response.status}: ${String(answer.message ?? '')}`);
-  }
-  return response;
+function pathOf(target: SnapshotTarget): string {
+  return target.publicKey === undefined ? '/snapshot' : `/snapshot?publicKey=${encodeURIComponent(target.publicKey)}`;
 }

@@ -6,6 +6,7 @@
  * `--public-key` names it, then POST /__sandbox/webhooks/{publicKey}/trigger.
  * Loads nothing of the server.
  */
+import { controlRequest } from './control-request.js';
 
 /** What the trigger sub-command was told. */
 export interface TriggerRequest {
@@ -23,18 +24,9 @@ export interface TriggerRequest {
  * @throws Error with the control API's message when the sandbox refused, or cannot be reached
  */
 export async function trigger(request: TriggerRequest): Promise<string[]> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...(request.controlToken ? { authorization: `Bearer ${request.controlToken}` } : {}) };
-  const base = `${request.origin.replace(/\/+$/, '')}/__sandbox`;
   const call = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
-    let response: Response;
-    try {
-      response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
-    } catch (error) {
-      throw new Error(`cannot reach the sandbox at ${request.origin}: ${(error as Error).message}`);
-    }
-    const answer = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-    if (!response.ok) throw new Error(`${method} /__sandbox${path} answered ${response.status}: ${String(answer.message ?? '')}`);
-    return answer;
+    const response = await controlRequest(request, method, path, body === undefined ? undefined : { json: body }, 10_000);
+    return (await response.json().catch(() => ({}))) as Record<string, unknown>;
   };
   const reference = encodeURIComponent(request.paymentReference);
   const publicKey = request.publicKey ?? String((await call('GET', `/payments/${reference}`)).publicKey);

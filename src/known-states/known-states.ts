@@ -1,7 +1,7 @@
 import type { MerchantRecord, SnapshotRecords } from '../store/store.js';
 import { AlreadyHeld, runSteps, type FixtureRunnerDependencies, type FixturesDocument, type FixturesResult } from './fixtures.js';
 import { putState, takeState, type SandboxState, type StateParts } from './state.js';
-import type { Override } from '../scenarios/overrides.js';
+import { OverrideLimitError, type Override } from '../scenarios/overrides.js';
 import type { NotificationFaultView } from '../notifications/faults.js';
 
 /** A snapshot document as `GET /__sandbox/snapshot` writes it (openapi/control-api.yaml, Snapshot): the store file's format, version 3, with overrides and faults. */
@@ -86,7 +86,7 @@ export class KnownStates {
       try {
         await putState(this.deps, state);
       } catch (error) {
-        if (error instanceof TypeError || error instanceof RangeError || (error as Error).name === 'OverrideLimitError') {
+        if (error instanceof TypeError || error instanceof RangeError || error instanceof OverrideLimitError) {
           throw new SnapshotError(`the snapshot cannot be loaded: ${(error as Error).message.replace(/^the \w+ cannot be stored: /, '')}`);
         }
         throw error;
