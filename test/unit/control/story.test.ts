@@ -79,6 +79,12 @@ describe("a payment's story", () => {
     expect(told.due).toEqual(told.deliveries.map((delivery: { id: string; dueAt: string }) => ({ at: delivery.dueAt, kind: 'delivery', paymentReference: reference, deliveryId: delivery.id })));
     // What is due for the merchant and not for this payment stays out: the clock lists the same here.
     expect((await control.send('GET', `/clock/${merchant.publicKey}`)).body.pending).toEqual(told.due);
+    // The history stays out of every other answer: the notifications' data, the status query, the payment lists.
+    expect(JSON.stringify(told.deliveries)).not.toContain('history');
+    const queried = await api.as(merchant, 'GET', `/payments/query/${reference}`);
+    expect(queried.status).toBe(200);
+    expect(JSON.stringify(queried.body)).not.toContain('history');
+    expect(JSON.stringify((await control.payments(merchant.publicKey)).body)).not.toContain('history');
   });
 
   it('shows each attempt of a delivery as recorded, why it did not count, and its next try', async () => {
