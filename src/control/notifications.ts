@@ -149,7 +149,7 @@ export function notificationHandlers(deps: NotificationControls): Record<string,
  * payment it is of (of a charge, the charge's reference to come), and the
  * delivery of a delivery's attempt.
  */
-export function dueView(store: Store, publicKey: string, item: DueItem): { at: string; kind: string; paymentReference: string; deliveryId?: string } {
+export function dueView(store: Store, publicKey: string, item: DueItem): { at: string; kind: Fired['kind']; paymentReference: string; deliveryId?: string } {
   const at = new Date(item.atMs).toISOString();
   if (item.kind === 'delivery') {
     const delivery = store.delivery(item.key);
