@@ -81,14 +81,16 @@ export function paymentStory(sources: StorySources, payment: Payment): PaymentSt
   const { publicKey, paymentReference } = payment;
   const requests = journal.query({ publicKey, paymentReference }).reverse().map(storyRequest);
   const createdRealMs = Date.parse(payment.createdAt) - clocks.offsetMs(publicKey);
-  const due = agenda.pending(publicKey).filter((item) =>
-    item.kind === 'delivery' ? store.delivery(item.key)?.paymentReference === paymentReference : item.key === paymentReference);
+  // One scan of the merchant's deliveries, none of every merchant's; the agenda then looks at this payment's items only.
+  const deliveries = store.deliveries(publicKey).filter((delivery) => delivery.paymentReference === paymentReference);
+  const ids = new Set(deliveries.map((delivery) => delivery.id));
+  const due = agenda.pending(publicKey, (item) => (item.kind === 'delivery' ? ids.has(item.key) : item.key === paymentReference));
   return {
     payment: paymentView(payment),
     requests,
     requestsComplete: createdRealMs > journal.completeAfterMs,
     states: payment.history ?? [],
-    deliveries: store.deliveries(publicKey).filter((delivery) => delivery.paymentReference === paymentReference),
+    deliveries,
     due: due.map((item) => dueView(store, publicKey, item)),
   };
 }
