@@ -122,13 +122,19 @@ describe('refund over the control API', () => {
 });
 
 describe('cancel over the control API', () => {
-  it('cancels a pending payment, and refuses a paid one with 409', async () => {
+  it('cancels a pending payment, announced as a live event as the merchant\'s cancel is, and refuses a paid one with 409', async () => {
     const { api, control, merchant } = await started();
     const reference = freshReference();
     await api.as(merchant, 'POST', '/payments/initiates', transferPayment({ paymentReference: reference }));
+    // A subscriber of the merchant's live events, without a connection.
+    let streamed = '';
+    const unsubscribe = sandbox.events.subscribe({ write: (text) => (streamed += text), pending: 0, end: () => undefined, destroy: () => undefined }, { publicKey: merchant.publicKey });
     const cancelled = await act(control, 'cancel', reference);
+    unsubscribe();
     expect(cancelled.status).toBe(200);
     expect(cancelled.body).toMatchObject({ code: '00', message: 'APPROVED', payment: { status: 'CANCELLED', scenario: 'cancel-approved' } });
+    const events = streamed.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)));
+    expect(events).toContainEqual(expect.objectContaining({ kind: 'payment', paymentReference: reference, action: 'updated', status: 'CANCELLED' }));
 
     const paid = await paidCard(api, merchant);
     const refused = await act(control, 'cancel', paid, { publicKey: merchant.publicKey });
