@@ -87,9 +87,11 @@ export function pageRequest(query: Record<string, unknown>): PageRequest {
  * @param publicKeys the merchants listed, in order: every merchant, or the one the request names
  * @param rowsOf   a merchant's rows, oldest first (`store.payments`, `store.orders`)
  * @param write    a row's JSON text, as the answer carries it
+ * @param walk     the filters a row must pass and the order (the exact reverse with `newest`); absent: every row, oldest first
  * @throws ApiError 400 INPUT when the cursor is not one this list handed out,
- *   names a merchant the list does not cover, or names a row no longer
- *   stored (its merchant was reset since)
+ *   was handed out for other filters or another order, names a merchant the
+ *   list does not cover, or names a row no longer stored (its merchant was
+ *   reset since)
  */
 export function pageOfRows<T extends KeyedRow>(list: string, publicKeys: string[], rowsOf: (publicKey: string) => readonly T[], request: PageRequest, write: RowWriter<T>, walk: RowWalk<T> = {}): WrittenPage<T> {
   return pageOfGroups(list, publicKeys, rowsOf, (row) => row.paymentReference, request, write, walk);
