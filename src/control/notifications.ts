@@ -53,13 +53,7 @@ export function notificationHandlers(deps: NotificationControls): Record<string,
       faults: faults.list(publicKey),
     };
   };
-  const clockView = (publicKey: string) => ({
-    publicKey,
-    now: clocks.now(publicKey),
-    offsetMs: clocks.offsetMs(publicKey),
-    offset: durationOf(clocks.offsetMs(publicKey)),
-    pending: agenda.pending(publicKey).map((item) => dueView(store, publicKey, item)),
-  });
+  const clockView = (publicKey: string) => clockViewOf(deps, publicKey);
   return {
     listDeliveries: (req, res) => {
       const { limit, cursor } = pageRequest(req.query as Record<string, unknown>);
@@ -143,13 +137,47 @@ export function notificationHandlers(deps: NotificationControls): Record<string,
   };
 }
 
+/** Something due on a merchant's clock, as the control API shows it (control-api.yaml, DueItem). */
+export interface DueView {
+  /** ISO 8601 UTC on the merchant's clock */
+  at: string;
+  kind: 'settlement' | 'expiry' | 'charge' | 'delivery';
+  paymentReference: string;
+  deliveryId?: string;
+}
+
+/** A merchant's clock as GET /__sandbox/clock/{publicKey} answers it (control-api.yaml, ClockView), also shown by GET /__sandbox/overview. */
+export interface ClockView {
+  publicKey: string;
+  /** ISO 8601 UTC: the merchant's time */
+  now: string;
+  /** milliseconds the clock runs ahead of real time */
+  offsetMs: number;
+  /** the same, as an ISO 8601 duration */
+  offset: string;
+  /** what is due for the merchant, earliest first */
+  pending: DueView[];
+}
+
+/** The clock view of one merchant (README, "Time"). */
+export function clockViewOf(deps: Pick<NotificationControls, 'store' | 'clocks' | 'agenda'>, publicKey: string): ClockView {
+  const { store, clocks, agenda } = deps;
+  return {
+    publicKey,
+    now: clocks.now(publicKey),
+    offsetMs: clocks.offsetMs(publicKey),
+    offset: durationOf(clocks.offsetMs(publicKey)),
+    pending: agenda.pending(publicKey).map((item) => dueView(store, publicKey, item)),
+  };
+}
+
 /**
  * An agenda item as the control API shows it (openapi/control-api.yaml,
  * DueItem): its time (ISO 8601 UTC on the merchant's clock), its kind, the
  * payment it is of (of a charge, the charge's reference to come), and the
  * delivery of a delivery's attempt.
  */
-export function dueView(store: Store, publicKey: string, item: DueItem): { at: string; kind: Fired['kind']; paymentReference: string; deliveryId?: string } {
+export function dueView(store: Store, publicKey: string, item: DueItem): DueView {
   const at = new Date(item.atMs).toISOString();
   if (item.kind === 'delivery') {
     const delivery = store.delivery(item.key);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { inputError } from '../errors.js';
 
 /**
@@ -86,12 +87,31 @@ export function pageRequest(query: Record<string, unknown>): PageRequest {
  * @param publicKeys the merchants listed, in order: every merchant, or the one the request names
  * @param rowsOf   a merchant's rows, oldest first (`store.payments`, `store.orders`)
  * @param write    a row's JSON text, as the answer carries it
+ * @param walk     the filters a row must pass and the order (the exact reverse with `newest`); absent: every row, oldest first
  * @throws ApiError 400 INPUT when the cursor is not one this list handed out,
- *   names a merchant the list does not cover, or names a row no longer
- *   stored (its merchant was reset since)
+ *   was handed out for other filters or another order, names a merchant the
+ *   list does not cover, or names a row no longer stored (its merchant was
+ *   reset since)
  */
-export function pageOfRows<T extends KeyedRow>(list: string, publicKeys: string[], rowsOf: (publicKey: string) => readonly T[], request: PageRequest, write: RowWriter<T>): WrittenPage<T> {
-  return pageOfGroups(list, publicKeys, rowsOf, (row) => row.paymentReference, request, write);
+export function pageOfRows<T extends KeyedRow>(list: string, publicKeys: string[], rowsOf: (publicKey: string) => readonly T[], request: PageRequest, write: RowWriter<T>, walk: RowWalk<T> = {}): WrittenPage<T> {
+  return pageOfGroups(list, publicKeys, rowsOf, (row) => row.paymentReference, request, write, walk);
+}
+
+/**
+ * Which rows of a keyed list a page takes, and in which order
+ * (GET /payments' filters and `order`; docs/decisions.md#d82-list-filters).
+ */
+export interface RowWalk<T> {
+  /** the filters, combined: a row is listed when this holds; absent: every row */
+  matches?: (row: T) => boolean;
+  /** true: the exact reverse of the list's order (merchants last seen first, each merchant's newest first) */
+  newest?: boolean;
+  /**
+   * the filters and order as text, the same for the same request (empty or
+   * absent: none, oldest first). A cursor carries a digest of it and is
+   * refused with another: its position means nothing in another walk.
+   */
+  filters?: string;
 }
 
 /**
@@ -189,6 +209,9 @@ export function journalCursorId(cursor: string): number {
 }
 
 // Rows in groups (a merchant's payments), groups in order; a cursor names the group and the row's key.
+// Filters are applied while walking the stored rows, and a cursor names a stored row and its place among
+// all of its group's rows, not among the matching ones: a row that stops matching between two pages
+// (a payment settled) still marks where the next page starts.
 function pageOfGroups<T>(
   list: string,
   groupKeys: string[],
@@ -196,37 +219,56 @@ function pageOfGroups<T>(
   keyOf: (row: T) => string,
   request: PageRequest,
   write: RowWriter<T>,
+  walk: RowWalk<T> = {},
 ): WrittenPage<T> {
-  // One copy of each group's row references; no row is read beyond the page.
-  const groups = groupKeys.map(rowsOf);
+  const { matches, newest = false } = walk;
+  const digest = walk.filters ? filtersDigest(walk.filters) : undefined;
+  const keys = newest ? [...groupKeys].reverse() : groupKeys;
+  // One copy of each group's row references; no row is written beyond the page.
+  const groups = keys.map(rowsOf);
   let total = 0;
-  for (const rows of groups) total += rows.length;
+  for (const rows of groups) {
+    if (matches === undefined) total += rows.length;
+    else for (const row of rows) if (matches(row)) total += 1;
+  }
+  const step = newest ? -1 : 1;
+  const first = (rows: readonly T[]) => (newest ? rows.length - 1 : 0);
   let group = 0;
-  let index = 0;
+  let index = groups.length > 0 ? first(groups[0]!) : 0;
   if (request.cursor !== undefined) {
     const after = rowCursor(list, request.cursor);
-    group = groupKeys.indexOf(after.group);
+    if (after.filters !== digest) throw inputError(`cursor was handed out for other filters or another order: send the same status, method, code, q, from, to and order as for the page it came with, or no cursor to start again`);
+    group = keys.indexOf(after.group);
     if (group < 0) throw inputError(`cursor names merchant ${after.group.slice(0, 100)}, which this list does not cover: page with the publicKey the cursor was handed out for`);
     const rows = groups[group]!;
     // The row is where it was unless a reset moved everything: look it up by its key then.
     const at = rows[after.index] !== undefined && keyOf(rows[after.index]!) === after.key ? after.index : rows.findIndex((row) => keyOf(row) === after.key);
     if (at < 0) throw inputError(`cursor names ${list} row ${after.key.slice(0, 100)}, which is no longer stored (its merchant was reset): page again from the start, without cursor`);
-    index = at + 1;
+    index = at + step;
   }
   const positions: Array<[number, number]> = [];
   function* from(): Generator<T> {
-    for (; group < groups.length; group += 1, index = 0) {
+    for (; group < groups.length; group += 1, index = group < groups.length ? first(groups[group]!) : 0) {
       const rows = groups[group]!;
-      for (; index < rows.length; index += 1) {
+      for (; index >= 0 && index < rows.length; index += step) {
+        const row = rows[index]!;
+        if (matches !== undefined && !matches(row)) continue;
         positions.push([group, index]);
-        yield rows[index]!;
+        yield row;
       }
     }
   }
   const page = fill(from(), request.limit, write);
   if (!page.more) return { rows: page.rows, texts: page.texts, total };
   const [lastGroup, lastIndex] = positions[page.rows.length - 1]!;
-  return { rows: page.rows, texts: page.texts, total, next: encode([list, groupKeys[lastGroup]!, keyOf(page.rows.at(-1)!), lastIndex]) };
+  const cursor: unknown[] = [list, keys[lastGroup]!, keyOf(page.rows.at(-1)!), lastIndex];
+  if (digest !== undefined) cursor.push(digest);
+  return { rows: page.rows, texts: page.texts, total, next: encode(cursor) };
+}
+
+// A short digest of a walk's filters: enough to tell two sets apart, and it keeps the cursor short.
+function filtersDigest(filters: string): string {
+  return createHash('sha256').update(filters).digest('base64url').slice(0, 12);
 }
 
 interface RowCursor {
@@ -235,14 +277,18 @@ interface RowCursor {
   key: string;
   /** where the row stood in its group: a hint that saves a search */
   index: number;
+  /** the digest of the filters and order the cursor was handed out for; absent: none, oldest first */
+  filters?: string;
 }
 
 function rowCursor(list: string, cursor: string): RowCursor {
   const value = decode(cursor);
-  if (!Array.isArray(value) || value.length !== 4 || value[0] !== list) throw notOurs(list);
-  const [, group, key, index] = value as unknown[];
+  // Four items: a cursor of the plain list, as it always was; a fifth names the filters.
+  if (!Array.isArray(value) || (value.length !== 4 && value.length !== 5) || value[0] !== list) throw notOurs(list);
+  const [, group, key, index, filters] = value as unknown[];
   if (typeof group !== 'string' || typeof key !== 'string' || !Number.isSafeInteger(index) || (index as number) < 0) throw notOurs(list);
-  return { group, key, index: index as number };
+  if (value.length === 5 && typeof filters !== 'string') throw notOurs(list);
+  return { group, key, index: index as number, filters: filters as string | undefined };
 }
 
 // base64url of JSON: safe in a query string as it is, and opaque enough that

@@ -14,9 +14,11 @@ import { controlToken, sameOriginJson } from './guards.js';
 import { operationId, type HttpOperation } from '../validation/operations.js';
 import { documentedQueryOnly, documentedRules } from './constraints.js';
 import { DOCUMENT_PATHS, documentReader, type ServedDocuments } from './documents.js';
-import type { Journal } from '../journal/journal.js';
+import type { Journal, StatusClass } from '../journal/journal.js';
 import { fill, journalCursor, journalCursorId, pageBody, pageOfList, pageOfRows, pageOfSequence, pageRequest } from './paging.js';
 import { notificationHandlers, type NotificationControls } from './notifications.js';
+import { merchantOverview } from './overview.js';
+import { paymentFilters, paymentWalk } from './payment-filters.js';
 import { paymentView, scenarioView } from './views.js';
 import { paymentStory } from './story.js';
 import { paymentActionHandlers } from './actions.js';
@@ -193,7 +195,7 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
       const text = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : undefined);
       const { limit, cursor } = pageRequest(req.query as Record<string, unknown>);
       const before = cursor === undefined ? undefined : journalCursorId(cursor);
-      const page = journal.page({ path: text('path'), publicKey: text('publicKey'), paymentReference: text('paymentReference') }, limit, before);
+      const page = journal.page({ path: text('path'), publicKey: text('publicKey'), paymentReference: text('paymentReference'), status: statusFilter(text('status')), scenario: text('scenario') }, limit, before);
       // The page's byte bound may stop it before `limit`: the next page then starts after the last entry written.
       const written = fill(page.entries[Symbol.iterator](), limit, (entry) => JSON.stringify(entry));
       const next = written.more || page.more ? journalCursor(written.rows.at(-1)!.id) : undefined;
@@ -236,6 +238,12 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
         throw error;
       }
     },
+    getOverview: (req, res) => {
+      const request = pageRequest(req.query as Record<string, unknown>);
+      // Paged over merchants as GET /merchants is; only the page's merchants are counted.
+      const page = pageOfList('overview', store.merchants(), (merchant) => merchant.publicKey, request, (merchant) => JSON.stringify(merchantOverview(deps.notifications, merchant)));
+      sendPage(res, { total: page.total, limit: request.limit, next: page.next }, 'merchants', page.texts);
+    },
     listMerchants: (req, res) => {
       const request = pageRequest(req.query as Record<string, unknown>);
       const contains = typeof req.query.publicKeyContains === 'string' ? req.query.publicKeyContains.toLowerCase() : undefined;
@@ -246,8 +254,10 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
     },
     listPayments: (req, res) => {
       const request = pageRequest(req.query as Record<string, unknown>);
+      // The filters are tested on the stored rows as the page is walked (docs/decisions.md#d82-list-filters).
+      const walk = paymentWalk(paymentFilters(req.query as Record<string, unknown>));
       // Views of the page's rows only: each view copies its record, and a view of every payment blocked the loop for half a second at 100k.
-      const page = pageOfRows('payments', merchantsOf(merchantOf(req)), (key) => store.payments(key), request, (payment) => JSON.stringify(paymentView(payment)));
+      const page = pageOfRows('payments', merchantsOf(merchantOf(req)), (key) => store.payments(key), request, (payment) => JSON.stringify(paymentView(payment)), walk);
       sendPage(res, { total: page.total, limit: request.limit, next: page.next }, 'payments', page.texts);
     },
     getPayment: (req, res) => {
@@ -324,6 +334,18 @@ export function fixturesSchema(operations: HttpOperation[]): object {
   const schema = operation?.request?.body?.contents?.[0]?.schema;
   if (!schema) throw new Error('the control API document has no body schema for loadFixtures');
   return { $schema: 'https://json-schema.org/draft/2020-12/schema', title: 'payments-sandbox fixtures document, version 1', ...schema };
+}
+
+/**
+ * The journal's `status` filter as GET /requests takes it: an HTTP status
+ * (`400`; `0` for no answer) or a class (`4xx`).
+ * @throws ApiError 400 INPUT naming `status` for anything else
+ */
+function statusFilter(value: string | undefined): number | StatusClass | undefined {
+  if (value === undefined) return undefined;
+  if (/^[0-9]{1,3}$/.test(value)) return Number(value);
+  if (/^[1-5]xx$/.test(value)) return value as StatusClass;
+  throw inputError(`status must be an HTTP status (400; 0 for no answer) or a class (4xx), not ${JSON.stringify(value.slice(0, 100))}`);
 }
 
 // A list answer whose rows are already written as JSON: they are not written a second time.

@@ -33,13 +33,18 @@ export interface JournalEntry {
   response?: { body?: unknown };
 }
 
-/** What a journal query may filter on. */
+/** A class of HTTP statuses, as a journal filter: `4xx` is 400 to 499. */
+export type StatusClass = '1xx' | '2xx' | '3xx' | '4xx' | '5xx';
+
+/** What a journal query may filter on; the filters combine with AND. */
 export interface JournalQuery {
   path?: string;
   publicKey?: string;
   paymentReference?: string;
-  /** the HTTP status answered (0: no answer, a fault) */
-  status?: number;
+  /** the HTTP status answered, exact (0: no answer, a fault), or its class (`4xx`; docs/decisions.md#d82-list-filters) */
+  status?: number | StatusClass;
+  /** the name of the catalogue rule that decided the answer, exact */
+  scenario?: string;
   limit?: number;
 }
 
@@ -53,6 +58,7 @@ interface Held {
   publicKey?: string;
   paymentReference?: string;
   status: number;
+  scenario?: string;
   text: string;
   bytes: number;
 }
@@ -115,7 +121,7 @@ export class Journal {
     const bytes = text.length * (/[^\u0000-\u00ff]/.test(text) ? 2 : 1) + ENTRY_OVERHEAD;
     // A time that does not parse counts as now: later, never earlier, than the request arrived.
     const arrived = Date.parse(kept.time);
-    this.held.push({ id: kept.id, timeMs: Number.isNaN(arrived) ? Date.now() : arrived, path: kept.path, publicKey: kept.publicKey, paymentReference: kept.paymentReference, status: kept.status, text, bytes });
+    this.held.push({ id: kept.id, timeMs: Number.isNaN(arrived) ? Date.now() : arrived, path: kept.path, publicKey: kept.publicKey, paymentReference: kept.paymentReference, status: kept.status, scenario: kept.scenario, text, bytes });
     this.total += bytes;
     while (this.count > this.capacity || (this.total > this.maxBytes && this.count > 1)) {
       this.total -= this.held[this.start]!.bytes;
@@ -177,7 +183,7 @@ export class Journal {
    */
   page(filter: Omit<JournalQuery, 'limit'>, limit: number, before?: number): { entries: JournalEntry[]; total: number; more: boolean } {
     const matches = matcher(filter);
-    const filtered = filter.path !== undefined || filter.publicKey !== undefined || filter.paymentReference !== undefined;
+    const filtered = filter.path !== undefined || filter.publicKey !== undefined || filter.paymentReference !== undefined || filter.status !== undefined || filter.scenario !== undefined;
     let total = this.count;
     if (filtered) {
       total = 0;
@@ -224,11 +230,16 @@ function matcher(filter: JournalQuery): (entry: Held) => boolean {
   const path = filter.path === undefined ? undefined : boundName(filter.path, TEXT_MAX);
   const publicKey = filter.publicKey === undefined ? undefined : boundName(filter.publicKey);
   const paymentReference = filter.paymentReference === undefined ? undefined : boundName(filter.paymentReference);
+  const { status, scenario } = filter;
+  // A class is a range of a hundred: 4xx is 400 to 499.
+  const lowest = typeof status === 'string' ? Number(status[0]) * 100 : status;
+  const highest = typeof status === 'string' ? lowest! + 99 : status;
   return (entry) =>
     (path === undefined || entry.path === path) &&
     (publicKey === undefined || entry.publicKey === publicKey) &&
     (paymentReference === undefined || entry.paymentReference === paymentReference) &&
-    (filter.status === undefined || entry.status === filter.status);
+    (status === undefined || (entry.status >= lowest! && entry.status <= highest!)) &&
+    (scenario === undefined || entry.scenario === scenario);
 }
 
 // Every field a client could make large or fill with secrets is bounded and redacted here, the one way in.
