@@ -171,7 +171,13 @@ export function clockViewOf(deps: Pick<NotificationControls, 'store' | 'clocks' 
   };
 }
 
-function dueView(store: Store, publicKey: string, item: DueItem): DueView {
+/**
+ * An agenda item as the control API shows it (openapi/control-api.yaml,
+ * DueItem): its time (ISO 8601 UTC on the merchant's clock), its kind, the
+ * payment it is of (of a charge, the charge's reference to come), and the
+ * delivery of a delivery's attempt.
+ */
+export function dueView(store: Store, publicKey: string, item: DueItem): DueView {
   const at = new Date(item.atMs).toISOString();
   if (item.kind === 'delivery') {
     const delivery = store.delivery(item.key);
