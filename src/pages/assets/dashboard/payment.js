@@ -206,7 +206,9 @@ function curlOf(r) {
   const parts = [`curl -X ${r.method} ${quote(`${location.origin}/api/v2${r.path}${search}`)}`];
   for (const [name, value] of Object.entries(r.request?.headers ?? {})) {
     if (['host', 'content-length', 'connection', 'accept-encoding', 'user-agent'].includes(name)) continue;
-    parts.push(`-H ${quote(`${name}: ${Array.isArray(value) ? value.join(', ') : value}`)}`);
+    // The journal keeps no credential: the command names where the tester's own goes.
+    const said = name === 'authorization' ? 'Bearer $SANDBOX_TOKEN' : Array.isArray(value) ? value.join(', ') : value;
+    parts.push(`-H ${quote(`${name}: ${said}`)}`);
   }
   if (r.request?.body !== undefined) parts.push(`--data ${quote(JSON.stringify(r.request.body))}`);
   return parts.join(' \\\n  ');

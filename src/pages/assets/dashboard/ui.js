@@ -74,8 +74,12 @@ export function query(params) {
 
 /** The address of a merchant's view. */
 export const merchantHref = (publicKey) => `${BASE}merchants/${segment(publicKey)}`;
-/** The address of a payment's story. */
-export const paymentHref = (publicKey, paymentReference) => `${merchantHref(publicKey)}/payments/${segment(paymentReference)}`;
+/**
+ * The address of a payment's story; `undefined` for a paymentReference of
+ * `.` or `..`, which no address path can carry (the merchant's view settles
+ * those from its table, naming them in a request body).
+ */
+export const paymentHref = (publicKey, paymentReference) => (paymentReference === '.' || paymentReference === '..' ? undefined : `${merchantHref(publicKey)}/payments/${segment(paymentReference)}`);
 
 /**
  * An element: `h('td', {className: 'num', title: 'x', dataset: {a: 1}, attrs: {'aria-label': 'y'}}, 'text', child)`.
@@ -267,14 +271,15 @@ export async function guarded(work) {
  * kept to go back, and where each page began.
  */
 export class Pager {
-  constructor(label, reload) {
+  /** @param label names the pager ("<label> pages"); @param list its `data-list`; @param reload reads the list again */
+  constructor(label, reload, list = label.toLowerCase()) {
     this.label = label;
     this.reload = reload;
     this.reset();
     this.previous = button('Previous', () => this.turn(-1));
     this.next = button('Next', () => this.turn(1));
     this.position = h('span', { className: 'muted', attrs: { 'aria-live': 'polite' } });
-    this.element = h('nav', { className: 'pager', attrs: { 'aria-label': `${label} pages` } }, this.previous, this.position, this.next);
+    this.element = h('nav', { className: 'pager', dataset: { list }, attrs: { 'aria-label': `${label} pages` } }, this.previous, this.position, this.next);
   }
 
   /** Back to the first page. */
