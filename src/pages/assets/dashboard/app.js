@@ -77,6 +77,8 @@ async function route() {
 // One load at a time: one started before an action or an event must not finish after a later one.
 let loading = Promise.resolve();
 function refresh() {
+  // Absent from now until the view has drawn what it reads: a reader (or a test) waits for it again.
+  main.removeAttribute('data-ready');
   const shown = current;
   const mine = generation;
   const run = loading.then(async () => {

@@ -42,6 +42,8 @@ export function mount({ main, params, refresh }) {
       ['Amount', `${p.currency} ${p.amount}`],
       ['Captured', p.capturedAmount !== undefined ? `${p.currency} ${p.capturedAmount}` : ''],
       ['Refunded', p.refundedAmount && Number(p.refundedAmount) > 0 ? `${p.currency} ${p.refundedAmount}` : ''],
+      ['Subscription', subscriptionOf(p)],
+      ['Recurring', p.recurring ? (p.recurring.kind === 'scheduled' ? `charge ${p.recurring.cycle} of ${p.recurring.billingId}` : `debit of ${p.recurring.billingId}`) : ''],
       ['Scenario', p.scenario],
       ['linkingReference', shortValue('linkingReference', p.linkingReference, { max: 30 })],
       ['Merchant', shortValue('publicKey', p.publicKey, { href: merchantHref(p.publicKey), max: 30 })],
@@ -53,6 +55,14 @@ export function mount({ main, params, refresh }) {
   }
 
   return { load, touches: (event) => event.publicKey === publicKey && (!event.paymentReference || event.paymentReference === paymentReference) };
+}
+
+// Where a subscription stands: its next charge, or paused, and how many charges were made.
+function subscriptionOf(p) {
+  const s = p.subscription;
+  if (!s) return '';
+  const charged = `${s.charges} charged`;
+  return s.status === 'ACTIVE' && s.nextChargeAt ? `${s.billingCycle.toLowerCase()} ${p.currency} ${s.amount}, next charge ${when(s.nextChargeAt)} UTC (${charged})` : `subscription ${s.status.toLowerCase()} (${charged})`;
 }
 
 /**

@@ -42,7 +42,7 @@ export function whenUnauthorized(handler) { onUnauthorized = handler; }
 export async function call(method, path, body) {
   const headers = {};
   // The control API takes state-changing requests as JSON only.
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET') headers['content-type'] = 'application/json';
   const token = storedToken();
   if (token) headers.authorization = `Bearer ${token}`;
   const response = await fetch(CONTROL + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
