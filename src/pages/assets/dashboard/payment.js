@@ -239,7 +239,7 @@ function deliveryEntry(d, refresh) {
       cell(`${Math.round(a.latencyMs)} ms`, { oneLine: true, className: 'num' }),
       cell(a.acknowledged ? 'acknowledged' : `retried: ${a.reason ?? 'not acknowledged'}`, { className: 'text' }),
       cell(a.url, { className: 'text' }))),
-    { empty: d.state === 'scheduled' ? 'No attempt yet.' : `No attempt: ${d.state}.` });
+    { className: 'attempts', empty: d.state === 'scheduled' ? 'No attempt yet.' : `No attempt: ${d.state}.` });
   const next = d.state === 'scheduled' && d.dueAt ? `next try ${when(d.dueAt)} UTC (${inTime(Date.parse(d.dueAt) - now)} in real time)` : '';
   return h('li', { className: 'kind-delivery', dataset: { kind: 'delivery', delivery: d.id, state: d.state } },
     entryHead(`${d.event.eventType} notification`, d.createdAt, h('span', { className: `state-${d.state}` }, d.state), h('span', {}, `${d.attempts.length} ${d.attempts.length === 1 ? 'attempt' : 'attempts'}`),

@@ -183,11 +183,11 @@ export function button(label, onClick, className = 'small secondary', attrs) {
  * A table in a wrapper that scrolls sideways: `columns` are header names (a
  * name ending in `#` is right-aligned), `rows` table rows; an empty list says so.
  */
-export function table(caption, columns, rows, { id, empty = 'Nothing yet.' } = {}) {
+export function table(caption, columns, rows, { id, className, empty = 'Nothing yet.' } = {}) {
   const head = h('tr', {}, columns.map((name) => h('th', { scope: 'col', className: name.endsWith('#') ? 'num' : undefined }, name.replace(/#$/, ''))));
   const body = h('tbody', {}, rows);
   if (rows.length === 0) body.append(h('tr', {}, h('td', { colSpan: columns.length, className: 'muted' }, empty)));
-  return h('div', { className: 'scroll' }, h('table', { className: 'table', id }, h('caption', {}, caption), h('thead', {}, head), body));
+  return h('div', { className: 'scroll' }, h('table', { className: className ? `table ${className}` : 'table', id }, h('caption', {}, caption), h('thead', {}, head), body));
 }
 
 /** A definition list of the pairs whose value is not empty. */
@@ -214,7 +214,7 @@ export function inTime(ms) {
 
 /** A status or state cell, coloured by its value. */
 export function statusCell(value, prefix = 'status') {
-  return cell(value ?? '', { oneLine: true, className: `${prefix}-${value}` });
+  return cell(value ?? '', { oneLine: true, className: `${prefix} ${prefix}-${value}` });
 }
 
 /** A value as pretty-printed JSON in a `<pre>`. */
