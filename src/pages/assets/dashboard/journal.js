@@ -24,7 +24,7 @@ export function mount({ main, search, setQuery, refresh }) {
   };
   const form = h('form', { className: 'row', id: 'journal-filters', attrs: { 'aria-label': 'Filter the journal' } },
     field('Path', controls.path), field('Status', controls.status), field('Scenario', controls.scenario), field('paymentReference', controls.paymentReference), field('Merchant (public key)', controls.publicKey),
-    h('button', { type: 'submit' }, 'Apply'), button('Clear', () => { pager.reset(); setQuery({}); }));
+    h('button', { type: 'submit' }, 'Apply'), button('Clear', () => { pager.reset(); setQuery({}); }, 'secondary'));
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     pager.reset();

@@ -38,7 +38,7 @@ export function mount({ main, params, search, setQuery, refresh }) {
     field('Reference contains', controls.q, 'wide-field'), field('Created from (merchant clock)', controls.from), field('Created before', controls.to),
     field('Order', controls.order),
     h('button', { type: 'submit' }, 'Apply'),
-    button('Clear', () => { pager.reset(); setQuery({}); }));
+    button('Clear', () => { pager.reset(); setQuery({}); }, 'secondary'));
   const applyFilters = () => {
     pager.reset();
     setQuery(Object.fromEntries(FILTERS.map((name) => [name, controls[name].value.trim()])));

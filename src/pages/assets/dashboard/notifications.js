@@ -31,7 +31,7 @@ export function mount({ main, search, setQuery, refresh }) {
   const apply = () => { pager.reset(); setQuery(Object.fromEntries(FILTERS.map((name) => [name, controls[name].value.trim()]))); };
   const filters = h('form', { className: 'row', id: 'delivery-filters', attrs: { 'aria-label': 'Filter deliveries' } },
     field('Merchant (public key)', controls.publicKey, 'wide-field'), field('State', controls.state), field('Event type', controls.eventType), field('paymentReference', controls.paymentReference),
-    h('button', { type: 'submit' }, 'Apply'), button('Clear', () => { pager.reset(); setQuery({}); }));
+    h('button', { type: 'submit' }, 'Apply'), button('Clear', () => { pager.reset(); setQuery({}); }, 'secondary'));
   filters.addEventListener('submit', (event) => { event.preventDefault(); apply(); });
   for (const name of ['state', 'eventType']) controls[name].addEventListener('change', apply);
   const list = h('div');
