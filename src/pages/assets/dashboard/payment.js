@@ -186,8 +186,8 @@ function entryHead(what, at, ...rest) {
 function requestEntry(r) {
   const status = r.status === 0 ? `no answer (${r.fault ?? 'fault'})` : String(r.status);
   const body = h('div', { className: 'panes' },
-    h('div', {}, h('h4', {}, 'Request (masked as the journal keeps it)'), json(r.request)),
-    h('div', {}, h('h4', {}, 'Response'), r.response ? json(r.response) : h('p', { className: 'hint' }, 'No answer was sent.')));
+    h('div', {}, h('p', { className: 'pane-title' }, 'Request (masked as the journal keeps it)'), json(r.request)),
+    h('div', {}, h('p', { className: 'pane-title' }, 'Response'), r.response ? json(r.response) : h('p', { className: 'hint' }, 'No answer was sent.')));
   const details = disclosure('Request and response', body, openEntries.has(r.id));
   details.addEventListener('toggle', () => { if (details.open) openEntries.add(r.id); else openEntries.delete(r.id); });
   return h('li', { className: 'kind-request', dataset: { kind: 'request', path: r.path } },
