@@ -50,7 +50,12 @@ export function mount({ main, params, refresh }) {
       ['Created', `${when(p.createdAt)} UTC`],
       ['Updated', `${when(p.updatedAt)} UTC`],
     ]));
-    actions.replaceChildren(h('h2', { id: 'actions-title' }, 'Actions'), ...actionsFor(story, refresh));
+    // Drawn again only when what they depend on changed: an event must not wipe an amount being typed.
+    const actionsKey = JSON.stringify([p.status, p.refundedAmount, p.capturedAmount, story.due.filter((item) => item.kind === 'settlement')]);
+    if (actions.dataset.key !== actionsKey) {
+      actions.dataset.key = actionsKey;
+      actions.replaceChildren(h('h2', { id: 'actions-title' }, 'Actions'), ...actionsFor(story, refresh));
+    }
     timeline.replaceChildren(h('h2', { id: 'story-title' }, 'Story'), ...storyOf(story, refresh));
   }
 
