@@ -70,37 +70,14 @@ function subscriptionOf(p) {
   return s.status === 'ACTIVE' && s.nextChargeAt ? `${s.billingCycle.toLowerCase()} ${p.currency} ${s.amount}, next charge ${when(s.nextChargeAt)} UTC (${charged})` : `subscription ${s.status.toLowerCase()} (${charged})`;
 }
 
-/**
- * The story: GET /payments/{paymentReference}/story; where the sandbox has
- * no such endpoint yet, put together from the payment, the journal, the
- * deliveries and the clock. `undefined` when the payment is not known.
- */
+/** The story (GET /payments/{paymentReference}/story); `undefined` when the merchant has no such payment. */
 async function readStory(publicKey, paymentReference) {
   try {
     return await call('GET', `/payments/${segment(paymentReference)}/story${query({ publicKey })}`);
   } catch (error) {
-    if (error.status !== 404) throw error;
-  }
-  let payment;
-  try {
-    payment = await call('GET', `/payments/${segment(paymentReference)}${query({ publicKey })}`);
-  } catch (error) {
     if (error.status === 404) return undefined;
     throw error;
   }
-  const [requests, deliveries, clock] = await Promise.all([
-    call('GET', `/requests${query({ publicKey, paymentReference, limit: 100 })}`),
-    call('GET', `/webhooks/deliveries${query({ publicKey, paymentReference, limit: 100 })}`),
-    call('GET', `/clock/${segment(publicKey)}`),
-  ]);
-  return {
-    payment,
-    requests: requests.requests.map((r) => ({ ...r, at: r.time, code: r.response?.body?.data?.code ?? r.response?.body?.code })).reverse(),
-    requestsComplete: !requests.next,
-    states: [],
-    deliveries: deliveries.deliveries.reverse(),
-    due: clock.pending.filter((item) => item.paymentReference === paymentReference),
-  };
 }
 
 function actionsFor(story, refresh) {
