@@ -57,8 +57,9 @@ function entryRows(r) {
     else opened.delete(r.id);
     document.getElementById(id).hidden = !opening;
     toggle.setAttribute('aria-expanded', String(opening));
+    toggle.setAttribute('aria-label', `${opening ? 'Close' : 'Open'} entry ${r.id}: ${r.method} ${r.path}`);
     toggle.textContent = opening ? 'Close' : 'Open';
-  }, 'small secondary', { 'aria-expanded': String(open), 'aria-controls': id, 'aria-label': `Entry ${r.id}: ${r.method} ${r.path}` });
+  }, 'small secondary', { 'aria-expanded': String(open), 'aria-controls': id, 'aria-label': `${open ? 'Close' : 'Open'} entry ${r.id}: ${r.method} ${r.path}` });
   const row = h('tr', { className: 'entry', dataset: { entry: String(r.id) } },
     cell(when(r.time), { oneLine: true }), cell(r.method, { oneLine: true }), cell(r.path, { oneLine: true }),
     cell(r.status === 0 ? `no answer (${r.fault ?? 'fault'})` : String(r.status), { oneLine: true, className: r.status >= 400 || r.status === 0 ? 'bad' : undefined }),

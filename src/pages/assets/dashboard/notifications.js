@@ -67,8 +67,9 @@ function deliveryRows(d, refresh) {
     else opened.delete(d.id);
     document.getElementById(detailsId).hidden = !opening;
     toggle.setAttribute('aria-expanded', String(opening));
+    toggle.setAttribute('aria-label', `${opening ? 'Close' : 'Open'} the attempts of delivery ${d.id}`);
     toggle.textContent = opening ? 'Close' : 'Open';
-  }, 'small secondary', { 'aria-expanded': String(open), 'aria-controls': detailsId, 'aria-label': `Attempts of delivery ${d.id}` });
+  }, 'small secondary', { 'aria-expanded': String(open), 'aria-controls': detailsId, 'aria-label': `${open ? 'Close' : 'Open'} the attempts of delivery ${d.id}` });
   toggle.textContent = open ? 'Close' : 'Open';
   const redeliver = button('Redeliver', () => guarded(async () => {
     const copy = await call('POST', `/webhooks/deliveries/${segment(d.id)}/redeliver`);

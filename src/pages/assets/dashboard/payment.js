@@ -183,10 +183,10 @@ function requestEntry(r) {
     details);
 }
 
-// The copy button's name says what it copies: "Copy request 12 as curl".
+// The copy button's name says what it copies: "Copy as curl: request 12".
 function curlButton(r) {
   const b = copyButton('', curlOf(r));
-  b.setAttribute('aria-label', `Copy request ${r.id} as curl`);
+  b.setAttribute('aria-label', `Copy as curl: request ${r.id}`);
   b.textContent = 'copy as curl';
   return b;
 }
