@@ -94,6 +94,30 @@ describe('the dashboard\'s addresses', () => {
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
   });
 
+  it('shortens a long reference in its middle, the whole of it in its title, copied by a named button', async () => {
+    const long = 'VIEW-A-REFERENCE-LONG-ENOUGH-TO-BE-SHORTENED-0001';
+    await api.as(merchant, 'POST', '/payments/initiates', cardPayment({ paymentReference: long }));
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: sandbox.url });
+    await open(`merchants/${merchant.publicKey}`, 'merchant');
+    const shown = page.locator(`#payments tr[data-reference="${long}"] td[data-one-line] .short`).first();
+    expect(await shown.getAttribute('title')).toBe(long);
+    expect(await shown.textContent()).toMatch(/^VIEW-A-REF.*….*-0001$/);
+    await page.getByRole('button', { name: `Copy paymentReference ${long}` }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(long);
+  });
+
+  it('reaches the header\'s controls by keyboard, with a visible focus, and the pause switch toggles by key', async () => {
+    await open('', 'overview');
+    const pause = page.locator('#pause');
+    for (let n = 0; n < 20 && !(await pause.evaluate((element) => element === document.activeElement)); n += 1) await page.keyboard.press('Tab');
+    expect(await pause.evaluate((element) => element === document.activeElement)).toBe(true);
+    expect(await pause.evaluate((element) => getComputedStyle(element).outlineStyle)).not.toBe('none');
+    await page.keyboard.press('Enter');
+    expect(await pause.getAttribute('aria-pressed')).toBe('true');
+    await page.keyboard.press('Space');
+    expect(await pause.getAttribute('aria-pressed')).toBe('false');
+  });
+
   it('ran without a script error', () => {
     expect(errors).toEqual([]);
   });
