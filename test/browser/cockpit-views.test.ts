@@ -118,6 +118,27 @@ describe('the dashboard\'s addresses', () => {
     expect(await pause.getAttribute('aria-pressed')).toBe('false');
   });
 
+  it('reads the live events with the last id it saw on reconnecting, and refetches on a reload event', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const tab = await context.newPage();
+    const asked: Array<string | undefined> = [];
+    // The first stream ends after one event, as a restarted sandbox or a proxy would end it; the next goes through.
+    await tab.route('**/__sandbox/events', async (route) => {
+      asked.push(route.request().headers()['last-event-id']);
+      if (asked.length > 1) return route.continue();
+      await route.fulfill({ status: 200, headers: { 'content-type': 'text/event-stream' }, body: ': connected\n\nid: 41\ndata: {"id":41,"at":"2026-01-01T00:00:00.000Z","kind":"reload"}\n\n' });
+    });
+    let reads = 0;
+    tab.on('request', (request) => { if (new URL(request.url()).pathname === '/__sandbox/overview') reads += 1; });
+    await tab.goto(base());
+    await tab.waitForSelector('main#view[data-view="overview"][data-ready="true"]');
+    await expect.poll(() => asked.length, { timeout: 5000 }).toBeGreaterThanOrEqual(2);
+    expect(asked.slice(0, 2)).toEqual([undefined, '41']);
+    // The reload event made the view read its state again.
+    await expect.poll(() => reads, { timeout: 2000 }).toBeGreaterThanOrEqual(2);
+    await context.close();
+  });
+
   it('ran without a script error', () => {
     expect(errors).toEqual([]);
   });
