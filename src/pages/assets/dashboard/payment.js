@@ -4,7 +4,7 @@
 // due; with the actions its state allows.
 import {
   button, call, cell, copyButton, disclosure, facts, field, guarded, h, input, inTime, json, keyCell, link, merchantHref, nav, query, segment,
-  shortValue, statusCell, table, when,
+  shortValue, table, when,
 } from './ui.js';
 
 /** The view's name, its `data-view`. */

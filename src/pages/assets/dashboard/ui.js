@@ -117,7 +117,7 @@ export function cell(content, { oneLine = false, className, title } = {}) {
 }
 
 /** `value` cut in its middle to at most `max` characters (`SBTESTPUBK_t4…kLr`), whole when short enough. */
-export function middle(value, max = 22) {
+function middle(value, max = 22) {
   if (value.length <= max) return value;
   const head = Math.ceil((max - 1) / 2);
   return `${value.slice(0, head)}…${value.slice(value.length - (max - 1 - head))}`;
@@ -246,11 +246,6 @@ export function select(name, options, chosen = '') {
 /** An `<input>`. */
 export function input(name, value = '', attrs = {}) {
   return h('input', { name, value: value ?? '', attrs: { autocomplete: 'off', ...attrs } });
-}
-
-/** The payment's amount, with what a pre-authorisation captured and what was refunded. */
-export function amountText(p) {
-  return `${p.currency} ${p.amount}`;
 }
 
 /** Navigates to one of the dashboard's addresses without reloading (set by app.js). */
