@@ -50,6 +50,8 @@ describe('the dashboard\'s addresses', () => {
       const answer = await fetch(`${sandbox.url}${target}`, { redirect: 'manual' });
       expect({ target, status: answer.status, location: answer.headers.get('location') }).toEqual({ target, status: 303, location: '/__sandbox/dashboard/' });
     }
+    const kept = await fetch(`${sandbox.url}/__sandbox/dashboard?q=abc`, { redirect: 'manual' });
+    expect(kept.headers.get('location')).toBe('/__sandbox/dashboard/?q=abc');
   });
 
   it('answers an unknown view 404, and the page says there is no such view', async () => {
