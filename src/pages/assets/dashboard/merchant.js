@@ -52,7 +52,7 @@ export function mount({ main, params, search, setQuery, refresh }) {
   const ordersPager = new Pager('Orders', refresh);
 
   main.append(
-    h('h1', {}, 'Merchant ', shortValue('publicKey', publicKey, { max: 40 })),
+    h('h1', {}, 'Merchant ', shortValue('publicKey', publicKey, { max: 40, breaks: true })),
     glance,
     h('section', { className: 'card', attrs: { 'aria-labelledby': 'payments-title' } }, h('h2', { id: 'payments-title' }, 'Payments'), filterForm, payments, pager.element),
     h('section', { className: 'card', attrs: { 'aria-labelledby': 'orders-title' } }, h('h2', { id: 'orders-title' }, 'Orders'), orders, ordersPager.element),
