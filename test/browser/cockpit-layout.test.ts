@@ -1,0 +1,122 @@
+// @module-tag browser
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cockpitAddresses, stageCockpitScene, type CockpitScene } from '../../scripts/cockpit-scene.mjs';
+import type { Sandbox } from '../../src/index.js';
+import { listeningSandbox } from '../support/sandbox.js';
+import { launchBrowser } from './support.js';
+
+/**
+ * The dashboard's tables read at a desktop's width and a phone's: on every
+ * view over the cockpit scene (scripts/cockpit-scene.mjs), no cell that holds
+ * a code, state, status, amount, method, time, key or reference (marked
+ * `data-one-line`) breaks its text over two lines, and nothing is wider than
+ * the window but inside a wrapper that scrolls sideways.
+ */
+
+const WIDTHS = [
+  { width: 1440, height: 900 },
+  { width: 360, height: 740 },
+];
+
+let sandbox: Sandbox;
+let scene: CockpitScene;
+let browser: Browser;
+
+beforeAll(async () => {
+  sandbox = await listeningSandbox();
+  scene = await stageCockpitScene(sandbox.url);
+  browser = await launchBrowser();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await sandbox?.close();
+  await scene?.close();
+});
+
+/** Opens `path` and waits until its view has drawn its data. */
+async function openView(page: Page, path: string, view: string): Promise<void> {
+  await page.goto(`${sandbox.url}${path}`);
+  await page.waitForSelector(`main#view[data-view="${view}"][data-ready="true"]`, { timeout: 10_000 });
+}
+
+/**
+ * The text of each shown `data-one-line` cell that lays out on more than one
+ * line, with its number of lines. A line is a group of the rectangles of the
+ * cell's text (one per line box each text node spans) that overlap
+ * vertically: unlike comparing tops, this holds with a smaller font or a
+ * button beside the text on the same line.
+ */
+function cellsOnSeveralLines(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const broken: string[] = [];
+    for (const cell of document.querySelectorAll('[data-one-line]')) {
+      const rects: DOMRect[] = [];
+      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (!node.textContent?.trim()) continue;
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        rects.push(...[...range.getClientRects()].filter((rect) => rect.width > 0 && rect.height > 0));
+      }
+      // Lines, as vertical spans: a rectangle joins the line it overlaps by more than a pixel, or starts one.
+      const lines: { top: number; bottom: number }[] = [];
+      for (const rect of rects.sort((a, b) => a.top - b.top)) {
+        const line = lines.find((span) => Math.min(span.bottom, rect.bottom) - Math.max(span.top, rect.top) > 1);
+        if (line) {
+          line.top = Math.min(line.top, rect.top);
+          line.bottom = Math.max(line.bottom, rect.bottom);
+        } else lines.push({ top: rect.top, bottom: rect.bottom });
+      }
+      if (lines.length > 1) broken.push(`"${cell.textContent?.trim().replace(/\s+/g, ' ')}" on ${lines.length} lines`);
+    }
+    return broken;
+  });
+}
+
+/**
+ * Whether the page itself scrolls sideways, and each shown element whose right
+ * edge passes the window's without an ancestor that scrolls or clips it
+ * sideways (a table's wrapper), named by its tag, id, classes and some text.
+ */
+function tooWide(page: Page): Promise<{ pageScrolls: boolean; elements: string[] }> {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const contained = (element: Element): boolean => {
+      for (let parent = element.parentElement; parent && parent !== document.body; parent = parent.parentElement) {
+        if (getComputedStyle(parent).overflowX !== 'visible') return true;
+      }
+      return false;
+    };
+    const elements: string[] = [];
+    for (const element of document.body.querySelectorAll('*')) {
+      const rect = element.getBoundingClientRect();
+      if (rect.width === 0 || rect.height === 0 || rect.right <= width + 1 || contained(element)) continue;
+      const name = `${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ''}${[...element.classList].map((c) => `.${c}`).join('')}`;
+      elements.push(`${name} "${(element.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 40)}" ends at ${Math.round(rect.right)} px`);
+    }
+    return { pageScrolls: document.documentElement.scrollWidth > width + 1, elements };
+  });
+}
+
+describe.each(WIDTHS)('the dashboard at $width px', (viewport) => {
+  let context: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    context = await browser.newContext({ viewport });
+    page = await context.newPage();
+    await page.route('**/*', (route) => (new URL(route.request().url()).hostname === '127.0.0.1' ? route.continue() : route.abort()));
+  });
+  afterAll(() => context?.close());
+
+  it.each(cockpitAddresses())('keeps every one-line cell on one line and fits the window on $name', async ({ name, view, path }) => {
+    await openView(page, path, view);
+    const where = `${name} (${path}) at ${viewport.width} px`;
+    if (view !== 'not-found') expect(await page.locator('[data-one-line]').count(), `${where}: cells marked data-one-line`).toBeGreaterThan(0);
+    expect(await cellsOnSeveralLines(page), `${where}: cells broken over lines`).toEqual([]);
+    const wide = await tooWide(page);
+    expect(wide.elements, `${where}: wider than the window outside a scrolling wrapper`).toEqual([]);
+    expect(wide.pageScrolls, `${where}: the page scrolls sideways`).toBe(false);
+  }, 30_000);
+});
