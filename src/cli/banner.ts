@@ -59,7 +59,7 @@ ${warnings}
   API base      ${origin}/api/v2
   links base    ${facts.publicUrl}${listening}
   control API   ${origin}/__sandbox  (health: ${origin}/__sandbox/health)
-  dashboard     ${origin}/__sandbox/
+  dashboard     ${origin}/__sandbox/dashboard/
   API reference ${origin}/__sandbox/docs
   store         ${store}
   seed          ${facts.seed}${facts.scenario ? `\n  scenario      ${facts.scenario} (sticky override)` : ''}${httpsLines(facts.https)}
@@ -91,7 +91,7 @@ export function bannerRecord(facts: BannerFacts, time = Date.now()): string {
     listening: facts.everyInterface ?? null,
     controlApi: `${origin}/__sandbox`,
     health: `${origin}/__sandbox/health`,
-    dashboard: `${origin}/__sandbox/`,
+    dashboard: `${origin}/__sandbox/dashboard/`,
     apiReference: `${origin}/__sandbox/docs`,
     store: facts.store ?? null,
     sync: facts.store === undefined ? null : (facts.sync ?? 'normal'),

@@ -143,7 +143,13 @@ export function notificationHandlers(deps: NotificationControls): Record<string,
   };
 }
 
-function dueView(store: Store, publicKey: string, item: DueItem) {
+/**
+ * An agenda item as the control API shows it (openapi/control-api.yaml,
+ * DueItem): its time (ISO 8601 UTC on the merchant's clock), its kind, the
+ * payment it is of (of a charge, the charge's reference to come), and the
+ * delivery of a delivery's attempt.
+ */
+export function dueView(store: Store, publicKey: string, item: DueItem): { at: string; kind: Fired['kind']; paymentReference: string; deliveryId?: string } {
   const at = new Date(item.atMs).toISOString();
   if (item.kind === 'delivery') {
     const delivery = store.delivery(item.key);

@@ -18,6 +18,7 @@ import type { Journal } from '../journal/journal.js';
 import { fill, journalCursor, journalCursorId, pageBody, pageOfList, pageOfRows, pageOfSequence, pageRequest } from './paging.js';
 import { notificationHandlers, type NotificationControls } from './notifications.js';
 import { paymentView, scenarioView } from './views.js';
+import { paymentStory } from './story.js';
 import { once } from 'node:events';
 import { Socket } from 'node:net';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -247,6 +248,9 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
     },
     getPayment: (req, res) => {
       res.json(paymentView(onePayment(req)));
+    },
+    getPaymentStory: (req, res) => {
+      res.json(paymentStory({ store, journal, agenda: deps.notifications.agenda, clocks }, onePayment(req)));
     },
     completePayment: async (req, res) => {
       const { outcome, publicKey } = req.body as { outcome: 'success' | 'failure'; publicKey?: string };

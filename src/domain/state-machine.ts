@@ -1,5 +1,5 @@
 import { fromMinor, toMinor } from '../model/money.js';
-import type { Payment, PaymentDue, PaymentStatus, StoredCard, Subscription, TransferAccount } from '../model/records.js';
+import { HISTORY_LIMIT, type Payment, type PaymentDue, type PaymentHistoryEntry, type PaymentStatus, type StoredCard, type Subscription, type TransferAccount } from '../model/records.js';
 import { nextChargeAfter } from './billing.js';
 import { authorisationDue } from './due.js';
 
@@ -87,6 +87,10 @@ export type Transition = { payment: Payment; refused?: undefined } | { refused: 
 
 /**
  * Applies `event` to `current` (undefined: no payment with that reference).
+ * Every event that gives the payment a new outcome (all but a subscription's
+ * change or charge, which leave the payment's own outcome as it was) appends
+ * one entry to its `history`, which keeps the last HISTORY_LIMIT
+ * (docs/decisions.md#d79-payment-history).
  * @returns the new record (not stored: the caller's answer writes it), or a
  *   refusal, with `current` as it stands
  * @throws Error when the event would lead to a state the table does not allow
@@ -98,7 +102,11 @@ export function transition(current: Payment | undefined, event: PaymentEvent, ou
   if (refusal) return { refused: refusal, payment: current };
   const next = nextRecord(current, event, outcome);
   if (!rule.to.includes(next.status)) throw new Error(`${event.type} cannot lead to ${next.status}`);
-  return { payment: next };
+  if (event.type === 'update-subscription' || event.type === 'bill') return { payment: next };
+  const entry: PaymentHistoryEntry = { at: outcome.now, status: next.status, code: outcome.code, ...(outcome.message ? { message: outcome.message } : {}), scenario: outcome.scenario, event: event.type };
+  // A record written before the history was kept has none: its history starts here.
+  const before = current?.history ?? [];
+  return { payment: { ...next, history: [...before.slice(Math.max(0, before.length - HISTORY_LIMIT + 1)), entry] } };
 }
 
 /**

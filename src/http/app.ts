@@ -56,14 +56,22 @@ export function createApp(deps: AppDependencies): SandboxApp {
   });
   // Against DNS rebinding: a page that made its own name point at the sandbox still sends that name.
   app.use(hostGuard(deps.allowedHosts, CONTROL_BASE));
-  // The dashboard is a static page that talks to the control API from the browser.
-  app.get(
-    [CONTROL_BASE, `${CONTROL_BASE}/`],
+  // The dashboard (the QA cockpit, docs/decisions.md#d83-dashboard-addresses): one shell page for every view's
+  // address under /__sandbox/dashboard/, whose modules read the control API from the browser. The old address
+  // sends there; an unknown view is answered 404 with the same shell, which then says "no such view".
+  const toDashboard: RequestHandler = (_req, res) => res.redirect(303, `${CONTROL_BASE}/dashboard/`);
+  app.get([CONTROL_BASE, `${CONTROL_BASE}/`], toDashboard);
+  app.use(
+    `${CONTROL_BASE}/dashboard`,
     onFirstUse(async () => {
       const { ASSETS } = await import('../pages/router.js');
-      return (_req, res) => {
-        res.set('Content-Security-Policy', "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'");
-        res.sendFile('dashboard.html', { root: ASSETS });
+      return (req, res, next) => {
+        if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+        // Without its slash, the shell's relative addresses would resolve one level up.
+        if (!req.originalUrl.split('?')[0]!.endsWith('/') && req.path === '/') return toDashboard(req, res, next);
+        res.set('Content-Security-Policy', DASHBOARD_POLICY);
+        res.set('Cache-Control', 'no-store');
+        res.status(isDashboardView(req.path) ? 200 : 404).sendFile('dashboard.html', { root: ASSETS });
       };
     }),
   );
@@ -85,6 +93,25 @@ export function createApp(deps: AppDependencies): SandboxApp {
   app.use(renderError(API_BASE));
   const handle = socketlessHandler({ api: core, app, isApiTarget, host: deps.host });
   return { app, listener: (req, res) => (isApiTarget(req.url) ? api(req, res) : app(req, res)), handle };
+}
+
+// Everything the dashboard loads comes from the sandbox itself; no inline script or style.
+const DASHBOARD_POLICY = "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
+
+/** The first segments of the dashboard's views (`/__sandbox/dashboard/<segment>/...`); `''` is the overview. */
+const DASHBOARD_VIEWS = new Set(['', 'merchants', 'notifications', 'clock', 'scenarios', 'journal']);
+
+/**
+ * Whether a path below `/__sandbox/dashboard` names one of the dashboard's
+ * views: the overview (`/`), `/merchants/{publicKey}` and its payments'
+ * stories, `/notifications`, `/clock`, `/scenarios`, `/journal`.
+ */
+function isDashboardView(path: string): boolean {
+  const segments = path.split('/').slice(1);
+  if (!DASHBOARD_VIEWS.has(segments[0] ?? '')) return false;
+  if (segments[0] !== 'merchants') return segments.length === 1 || (segments.length === 2 && segments[1] === '');
+  // merchants/{publicKey} or merchants/{publicKey}/payments/{paymentReference}
+  return (segments.length === 2 && segments[1] !== '') || (segments.length === 4 && segments[2] === 'payments' && segments[3] !== '');
 }
 
 // The pages and the dashboard are for browsers, which come later if at all: built on the first request

@@ -47,6 +47,8 @@ export interface JournalQuery {
 // reading it back can never meet anything JSON cannot render.
 interface Held {
   id: number;
+  /** epoch ms the request arrived */
+  timeMs: number;
   path: string;
   publicKey?: string;
   paymentReference?: string;
@@ -61,7 +63,7 @@ export const DEFAULT_JOURNAL_MAX_BYTES = 32 * 1024 * 1024;
 /** Bytes charged per entry beside its text: the held record and its filter fields. */
 const ENTRY_OVERHEAD = 256;
 
-const EVICTED: Held = { id: 0, path: '', status: 0, text: '', bytes: 0 };
+const EVICTED: Held = { id: 0, timeMs: 0, path: '', status: 0, text: '', bytes: 0 };
 
 /** A journal bounded in entries and in bytes; the oldest entries go first. */
 export class Journal {
@@ -71,6 +73,8 @@ export class Journal {
   private lastId = 0;
   private total = 0;
   private droppedCount = 0;
+  // The latest arrival (epoch ms) of an entry let go of, by the bounds or a clear; the journal's start before any.
+  private forgottenMs: number;
 
   /**
    * @param capacity how many entries are kept at most (`--journal-size`)
@@ -84,6 +88,19 @@ export class Journal {
   ) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`the journal size must be a whole number of at least 1, not ${capacity}`);
     if (!Number.isFinite(maxBytes) || maxBytes <= 0) throw new RangeError(`the journal's memory bound must be a positive number of bytes, not ${maxBytes}`);
+    // Nothing that arrived before the journal existed is in it: a millisecond earlier, as a request may arrive in the same one.
+    this.forgottenMs = Date.now() - 1;
+  }
+
+  /**
+   * A time (epoch ms, real time) after which every request that arrived is
+   * still held: no entry that arrived later was let go of, by the bounds or
+   * a clear, and the journal did not exist before it (a store file's payments
+   * may be older). GET /__sandbox/payments/{paymentReference}/story tells by
+   * it whether a payment's requests are all there (docs/decisions.md#d79-payment-history).
+   */
+  get completeAfterMs(): number {
+    return this.forgottenMs;
   }
 
   /**
@@ -96,10 +113,13 @@ export class Journal {
     const text = JSON.stringify(kept);
     // V8 keeps a string with any character beyond Latin-1 at two bytes a character.
     const bytes = text.length * (/[^\u0000-\u00ff]/.test(text) ? 2 : 1) + ENTRY_OVERHEAD;
-    this.held.push({ id: kept.id, path: kept.path, publicKey: kept.publicKey, paymentReference: kept.paymentReference, status: kept.status, text, bytes });
+    // A time that does not parse counts as now: later, never earlier, than the request arrived.
+    const arrived = Date.parse(kept.time);
+    this.held.push({ id: kept.id, timeMs: Number.isNaN(arrived) ? Date.now() : arrived, path: kept.path, publicKey: kept.publicKey, paymentReference: kept.paymentReference, status: kept.status, text, bytes });
     this.total += bytes;
     while (this.count > this.capacity || (this.total > this.maxBytes && this.count > 1)) {
       this.total -= this.held[this.start]!.bytes;
+      this.forgottenMs = Math.max(this.forgottenMs, this.held[this.start]!.timeMs);
       // The slot lets go of the entry at once; the array itself is compacted now and then.
       this.held[this.start++] = EVICTED;
       this.droppedCount += 1;
@@ -189,6 +209,10 @@ export class Journal {
   /** Forgets the entries of one merchant, or all. */
   clear(publicKey?: string): void {
     const key = publicKey === undefined ? undefined : boundName(publicKey);
+    for (let index = this.start; index < this.held.length; index += 1) {
+      const entry = this.held[index]!;
+      if (key === undefined || entry.publicKey === key) this.forgottenMs = Math.max(this.forgottenMs, entry.timeMs);
+    }
     this.held = key === undefined ? [] : this.held.slice(this.start).filter((entry) => entry.publicKey !== key);
     this.start = 0;
     this.total = this.held.reduce((sum, entry) => sum + entry.bytes, 0);

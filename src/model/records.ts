@@ -35,6 +35,37 @@ export interface PaymentDue {
   outcome?: 'success' | 'failure';
 }
 
+/**
+ * How many entries a payment's `history` keeps: the last 100, older ones
+ * dropped, so that a payment changed again and again (a subscription's first
+ * payment, a pre-authorisation captured in parts) cannot grow its record
+ * without end (docs/decisions.md#d79-payment-history).
+ */
+export const HISTORY_LIMIT = 100;
+
+/** The events of the state machine that give a payment a new outcome, and so an entry of its history. */
+export type PaymentHistoryEvent = 'create' | 'choose-channel' | 'settle' | 'capture' | 'refund' | 'cancel' | 'expire';
+
+/**
+ * One entry of a payment's history (docs/decisions.md#d79-payment-history):
+ * an outcome the state machine gave the payment, appended by `transition()`
+ * (src/domain/state-machine.ts), the one place a payment changes.
+ */
+export interface PaymentHistoryEntry {
+  /** ISO 8601 UTC on the merchant's clock */
+  at: string;
+  /** the payment's status after the event (a partial refund or capture may leave it as it was) */
+  status: PaymentStatus;
+  /** the result code of the outcome */
+  code: string;
+  /** the result message of the outcome; absent when empty */
+  message?: string;
+  /** the catalogue rule that decided the outcome */
+  scenario: string;
+  /** what caused it: the state machine's event */
+  event: PaymentHistoryEvent;
+}
+
 /** What the sandbox keeps of a card: never the full number, CVV or PIN. */
 export interface StoredCard {
   /** first six digits */
@@ -157,6 +188,11 @@ export interface Payment {
   scenario: string;
   /** while PENDING: the settlement its rule promised, or else the end of its lifetime */
   due?: PaymentDue;
+  /**
+   * The payment's outcomes, oldest first, at most HISTORY_LIMIT (the last
+   * ones). Absent on records written before the sandbox kept it: no history known.
+   */
+  history?: PaymentHistoryEntry[];
   createdAt: string;
   updatedAt: string;
 }

@@ -3,7 +3,7 @@ import type {
   NotificationFaultKind, WebhookEndpoint,
 } from '../model/notifications.js';
 import type { BillingCycle, PaymentDue, RecurringCharge, Subscription } from '../model/records.js';
-import type { Order, OrderItem, Payment, PaymentMethod, PaymentStatus, StoredCard, TransferAccount } from '../model/records.js';
+import { HISTORY_LIMIT, type Order, type OrderItem, type Payment, type PaymentHistoryEntry, type PaymentHistoryEvent, type PaymentMethod, type PaymentStatus, type StoredCard, type TransferAccount } from '../model/records.js';
 import type { MerchantRecord } from './tables.js';
 
 /**
@@ -70,6 +70,18 @@ const recurring = record<RecurringCharge>(
   { billingId: true, kind: true },
 );
 
+const HISTORY_EVENTS: Record<PaymentHistoryEvent, true> = { create: true, 'choose-channel': true, settle: true, capture: true, refund: true, cancel: true, expire: true };
+
+// Added after the first store files: optional, so that records without it still load (docs/decisions.md#d79-payment-history).
+const history = {
+  type: 'array',
+  maxItems: HISTORY_LIMIT,
+  items: record<PaymentHistoryEntry>(
+    { at: text, status: oneOf(STATUSES), code: text, message: text, scenario: text, event: oneOf(HISTORY_EVENTS) },
+    { at: true, status: true, code: true, scenario: true, event: true },
+  ),
+};
+
 const payment = record<Payment>(
   {
     publicKey: text, paymentReference: text, linkingReference: text, method: oneOf(METHODS), status: oneOf(STATUSES),
@@ -77,7 +89,7 @@ const payment = record<Payment>(
     subscription, recurring, bulk: record<NonNullable<Payment['bulk']>>({ batchId: text, item: { type: 'integer', minimum: 1 }, authorizationCode: text }, { batchId: true, item: true, authorizationCode: true }),
     fullName: text, email: text, mobileNumber: text, productId: text, productDescription: text,
     card, transfer, channel: oneOf(CHANNELS), channelType: text, deviceType: text, sourceIP: text, type: text,
-    redirectUrl: text, callbackUrl: text, scenario: text, due, createdAt: text, updatedAt: text,
+    redirectUrl: text, callbackUrl: text, scenario: text, due, history, createdAt: text, updatedAt: text,
   },
   {
     publicKey: true, paymentReference: true, linkingReference: true, method: true, status: true, code: true, message: true,

@@ -26,7 +26,7 @@ describe('bannerRecord', () => {
       listening: null,
       controlApi: 'http://127.0.0.1:4010/__sandbox',
       health: 'http://127.0.0.1:4010/__sandbox/health',
-      dashboard: 'http://127.0.0.1:4010/__sandbox/',
+      dashboard: 'http://127.0.0.1:4010/__sandbox/dashboard/',
       apiReference: 'http://127.0.0.1:4010/__sandbox/docs',
       store: '/tmp/sb/payments-sandbox.json',
       sync: 'full',

@@ -50,7 +50,7 @@ describe('X-Content-Type-Options: nosniff', () => {
       inProcess(sandbox).get('/pages/checkout/SBLNK_00000000000000000000'),
       inProcess(sandbox).get('/pages/assets/style.css'),
       inProcess(sandbox).get('/pages/assets/no-such-file.css'),
-      inProcess(sandbox).get('/__sandbox/'),
+      inProcess(sandbox).get('/__sandbox/dashboard/'),
       inProcess(sandbox).get('/__sandbox/health'),
       inProcess(sandbox).get('/__sandbox/no-such-thing'),
       inProcess(sandbox).post('/__sandbox/overrides').type('form').send('scenario=card-declined'),
@@ -75,7 +75,7 @@ describe('the Host header', () => {
     expect(page.status).toBe(403);
     expect(page.body).toEqual({ message: expect.any(String), error: 'PERMISSION' });
 
-    const dashboard = await inProcess(sandbox).get('/__sandbox/').set('Host', 'evil.example');
+    const dashboard = await inProcess(sandbox).get('/__sandbox/dashboard/').set('Host', 'evil.example');
     expect(dashboard.status).toBe(403);
     expect(dashboard.text).not.toContain('<html');
 
@@ -219,7 +219,7 @@ describe('a sandbox started with a control token', () => {
 
   it('answers the health check without it, and the dashboard page, which asks for it', async () => {
     expect((await get('/health')).status).toBe(200);
-    const page = await get('/');
+    const page = await get('/dashboard/');
     expect(page.status).toBe(200);
     expect(page.text).toMatch(/<input id="control-token" type="password"/);
   });

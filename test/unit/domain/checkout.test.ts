@@ -64,6 +64,7 @@ describe('createCheckoutLink', () => {
       publicKey: MERCHANT.publicKey, paymentReference: REF, linkingReference, method: 'CHECKOUT', status: 'PENDING', code: '00', message: 'Successful',
       amount: '2500.50', refundedAmount: '0.00', currency: 'NGN', country: 'NG', email: 'ada@example.com', callbackUrl: CALLBACK,
       scenario: 'checkout-link-created', due: { at: '2026-01-02T00:00:00.000Z', event: 'expire' }, createdAt: NOW, updatedAt: NOW,
+      history: [{ at: NOW, status: 'PENDING', code: '00', message: 'Successful', scenario: 'checkout-link-created', event: 'create' }],
     });
   });
 

@@ -26,6 +26,7 @@ describe('initiatePayment', () => {
       code: '20', message: 'Transaction is pending', scenario: 'account-pending',
       amount: '150.00', refundedAmount: '0.00', currency: 'NGN', country: 'NG', fullName: 'Ada Obi', email: 'ada@example.com',
       due: { at: '2026-01-01T00:30:00.000Z', event: 'expire' }, createdAt: NOW, updatedAt: NOW,
+      history: [{ at: NOW, status: 'PENDING', code: '20', message: 'Transaction is pending', scenario: 'account-pending', event: 'create' }],
     });
   });
 
@@ -118,7 +119,9 @@ describe('completePayment (validatePayment, completeMomoPayment)', () => {
       status: 'SUCCESS',
       data: { code: '00', message: 'Successful', payments: { paymentReference: pending.paymentReference, linkingReference: pending.linkingReference, authoption: [] } },
     });
-    expect(onePayment(done)).toEqual({ ...pending, status: 'SUCCESSFUL', code: '00', message: 'Successful', scenario: 'otp-correct', updatedAt: NOW });
+    // The fixture's record has no history, as one written before it was kept: the history starts here.
+    const history = [{ at: NOW, status: 'SUCCESSFUL', code: '00', message: 'Successful', scenario: 'otp-correct', event: 'settle' }];
+    expect(onePayment(done)).toEqual({ ...pending, status: 'SUCCESSFUL', code: '00', message: 'Successful', scenario: 'otp-correct', updatedAt: NOW, history });
   });
 
   it('otp-wrong on a MOMO payment: S12 with empty payments, and writes it FAILED', async () => {
@@ -214,7 +217,7 @@ describe('settleExternally', () => {
     const pending = payment({ status: 'PENDING' });
     const done = settleExternally(ENGINE, pending, outcome, NOW);
     expect(done.refused).toBeUndefined();
-    expect(done.payment).toEqual({ ...pending, status, code, message, scenario: name, updatedAt: NOW });
+    expect(done.payment).toEqual({ ...pending, status, code, message, scenario: name, updatedAt: NOW, history: [{ at: NOW, status, code, message, scenario: name, event: 'settle' }] });
   });
 
   it('a payment no longer pending is refused and left as it stands', () => {

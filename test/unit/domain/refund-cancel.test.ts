@@ -19,12 +19,13 @@ describe('refundPayment', () => {
       data: { code: '00', message: 'APPROVED', payments: { paymentReference: REF, status: 'REFUNDED', card: CARD } },
     });
     const partly = onePayment(first);
-    expect(partly).toEqual({ ...paid, status: 'SUCCESSFUL', refundedAmount: '500.00', code: '00', message: 'APPROVED', scenario: 'refund-approved', updatedAt: NOW });
+    const history = [{ at: NOW, status: 'SUCCESSFUL', code: '00', message: 'APPROVED', scenario: 'refund-approved', event: 'refund' }];
+    expect(partly).toEqual({ ...paid, status: 'SUCCESSFUL', refundedAmount: '500.00', code: '00', message: 'APPROVED', scenario: 'refund-approved', updatedAt: NOW, history });
 
     store.putPayment(partly);
     const second = untouched(store, () => refundPayment(factsFor(store, 'refundPayment', refund('1000.00')), selection(scenario('refund-approved')), ENV));
     expect(summary(second)).toMatchObject({ code: '00', message: 'APPROVED', scenario: 'refund-approved', reason: undefined });
-    expect(onePayment(second)).toMatchObject({ status: 'REFUNDED', refundedAmount: '1500.00' });
+    expect(onePayment(second)).toMatchObject({ status: 'REFUNDED', refundedAmount: '1500.00', history: [...history, { ...history[0], status: 'REFUNDED' }] });
   });
 
   it('more than is left: S12 refused with why, and nothing written', async () => {
@@ -92,7 +93,10 @@ describe('cancelPayment', () => {
       status: 'SUCCESS',
       data: { code: '00', message: 'APPROVED', payments: { paymentReference: REF, status: 'CANCELLED', card: { bin: '512345', last4: '0008' } } },
     });
-    expect(onePayment(done)).toEqual({ ...pending, status: 'CANCELLED', code: '00', message: 'APPROVED', scenario: 'cancel-approved', updatedAt: NOW });
+    expect(onePayment(done)).toEqual({
+      ...pending, status: 'CANCELLED', code: '00', message: 'APPROVED', scenario: 'cancel-approved', updatedAt: NOW,
+      history: [{ at: NOW, status: 'CANCELLED', code: '00', message: 'APPROVED', scenario: 'cancel-approved', event: 'cancel' }],
+    });
   });
 
   it('a payment without a card answers an empty BIN and last four', async () => {

@@ -127,6 +127,26 @@ describe('what the journal keeps of an answer', () => {
     expect(refund.data.payments.card.token).toBe('SBCTK_1');
   });
 
+  it('knows after when every request is still held: its start, then the newest entry let go of by its bounds or a clear', () => {
+    const journal = new Journal(2);
+    expect(journal.completeAfterMs).toBeLessThan(Date.now());
+    expect(journal.completeAfterMs).toBeGreaterThan(Date.now() - 60_000);
+    const at = (second: number): Omit<JournalEntry, 'id'> => ({
+      time: new Date(Date.UTC(2030, 0, 1, 0, 0, second)).toISOString(), method: 'POST', path: '/p', publicKey: 'A', status: 200, durationMs: 1, request: { headers: {} },
+    });
+    journal.record(at(1));
+    journal.record(at(2));
+    // Nothing let go of yet: the start of the journal still stands.
+    expect(journal.completeAfterMs).toBeLessThan(Date.UTC(2030, 0, 1));
+    journal.record(at(3));
+    expect(journal.completeAfterMs).toBe(Date.UTC(2030, 0, 1, 0, 0, 1));
+    journal.record({ ...at(4), publicKey: 'B' });
+    journal.clear('A');
+    expect(journal.completeAfterMs).toBe(Date.UTC(2030, 0, 1, 0, 0, 3));
+    journal.clear();
+    expect(journal.completeAfterMs).toBe(Date.UTC(2030, 0, 1, 0, 0, 4));
+  });
+
   it('refuses a journal of no entries', () => {
     expect(() => new Journal(0)).toThrow(RangeError);
   });
