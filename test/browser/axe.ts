@@ -14,9 +14,10 @@ const FAILING: ReadonlySet<ImpactValue> = new Set(['serious', 'critical']);
 
 /**
  * Runs axe-core's default rules on the whole of `page` as it is and returns
- * its serious and critical violations, one line per node that breaks a rule:
- * the rule, its impact, what it asks, the node's selector and the help URL,
- * so that a failing check says what to fix where. An empty list is a pass.
+ * its serious and critical violations, one line per rule broken: the rule,
+ * its impact, what it asks, the selectors of the nodes that break it (the
+ * first five, and how many in all) and the help URL, so that a failing check
+ * says what to fix where. An empty list is a pass.
  * The page must have been opened in a context made with `bypassCSP: true`:
  * axe is injected as a script of the page, which a self-only CSP refuses.
  * @throws Error when axe cannot be injected or run (the page's CSP was kept).
@@ -30,7 +31,9 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   });
   return results.violations
     .filter((violation) => FAILING.has(violation.impact ?? null))
-    .flatMap((violation) =>
-      violation.nodes.map((node) => `${violation.id} (${violation.impact}): ${violation.help} at ${node.target.join(' ')} (${violation.helpUrl})`),
-    );
+    .map((violation) => {
+      const selectors = violation.nodes.map((node) => node.target.join(' '));
+      const more = selectors.length > 5 ? ` and ${selectors.length - 5} more` : '';
+      return `${violation.id} (${violation.impact}): ${violation.help} at ${selectors.slice(0, 5).join(', ')}${more} (${violation.helpUrl})`;
+    });
 }
