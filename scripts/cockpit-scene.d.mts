@@ -16,10 +16,11 @@ export interface CockpitScene {
 
 /**
  * Stages the scene on the sandbox at `base` (its base URL, run without a
- * control token) through the control API and the Payments API.
+ * control token) through the control API and the Payments API, with the
+ * merchants' receiver on `options.receiverPort` when free (default: any free port).
  * @throws Error naming the request whose answer was not 2xx.
  */
-export declare function stageCockpitScene(base: string): Promise<CockpitScene>;
+export declare function stageCockpitScene(base: string, options?: { receiverPort?: number }): Promise<CockpitScene>;
 
 /** One address of the dashboard over the scene. */
 export interface CockpitAddress {

@@ -54,11 +54,13 @@ export function cockpitAddresses() {
     { name: 'payment', view: 'payment', path: `${merchant(SCENE_MERCHANTS.day)}/payments/${encodeURIComponent(SCENE_REFERENCES.cardWithDeliveries)}`, pictured: true },
     { name: 'notifications', view: 'notifications', path: `${dashboard}/notifications`, pictured: true },
     { name: 'clock', view: 'clock', path: `${dashboard}/clock`, pictured: true },
-    { name: 'scenarios', view: 'scenarios', path: `${dashboard}/scenarios`, pictured: true },
+    // Pictured searched: the whole catalogue is a page some metres long.
+    { name: 'scenarios', view: 'scenarios', path: `${dashboard}/scenarios?q=declined`, pictured: true },
     { name: 'journal', view: 'journal', path: `${dashboard}/journal`, pictured: true },
     // The merchant with the long reference and a failing receiver, through a filter given in the address.
     { name: 'merchant-filtered', view: 'merchant', path: `${merchant(SCENE_MERCHANTS.qa)}?status=PENDING&method=CARD`, pictured: false },
     { name: 'payment-declined', view: 'payment', path: `${merchant(SCENE_MERCHANTS.qa)}/payments/${encodeURIComponent(SCENE_REFERENCES.declinedCard)}`, pictured: false },
+    { name: 'scenarios-all', view: 'scenarios', path: `${dashboard}/scenarios`, pictured: false },
     { name: 'not-found', view: 'not-found', path: `${dashboard}/no-such-view`, pictured: false },
   ];
 }
@@ -99,15 +101,21 @@ function qaDocument(receiverUrl) {
   };
 }
 
-/** A merchant's receiver on loopback that acknowledges every notification as the provider's page asks. */
-async function startReceiver() {
+/**
+ * A merchant's receiver on loopback that acknowledges every notification as
+ * the provider's page asks, on `port`, or on a free one when that is taken or 0.
+ */
+async function startReceiver(port) {
   const server = createServer((request, response) => {
     request.resume().on('end', () => {
       const ackReference = request.headers['x-expected-ack-reference'] ?? '';
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ackReference, status: 'received' }));
     });
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const listen = (at) => new Promise((resolve, reject) => {
+    server.once('error', reject).listen(at, '127.0.0.1', () => resolve(server.off('error', reject)));
+  });
+  await listen(port).catch((error) => (port !== 0 && error.code === 'EADDRINUSE' ? listen(0) : Promise.reject(error)));
   return { url: `http://127.0.0.1:${server.address().port}/webhook`, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
@@ -137,8 +145,9 @@ async function firstAttemptsMade(base, publicKey, timeoutMs = 10_000) {
 /**
  * Stages the scene on the sandbox at `base` (its base URL, such as
  * `http://127.0.0.1:4010`, run without a control token) and starts the
- * merchants' receiver on 127.0.0.1, which the caller closes with `close()`
- * after the sandbox is done with it.
+ * merchants' receiver on 127.0.0.1 (on `options.receiverPort` if it is free,
+ * so that pictures name the same URL each run; by default any free port),
+ * which the caller closes with `close()` after the sandbox is done with it.
  * What each view then shows: three merchants, fifteen payments (card, account,
  * transfer, mobile money, a subscription and its three charges, an order;
  * succeeded, failed, pending, refunded, cancelled), deliveries acknowledged,
@@ -147,8 +156,8 @@ async function firstAttemptsMade(base, publicKey, timeoutMs = 10_000) {
  * @returns {Promise<{merchants: typeof SCENE_MERCHANTS, references: typeof SCENE_REFERENCES, receiverUrl: string, close(): Promise<void>}>}
  * @throws Error naming the request whose answer was not 2xx, or the deliveries that made no attempt in time.
  */
-export async function stageCockpitScene(base) {
-  const receiver = await startReceiver();
+export async function stageCockpitScene(base, { receiverPort = 0 } = {}) {
+  const receiver = await startReceiver(receiverPort);
   try {
     const fixture = async (name) => parse(await readFile(`${FIXTURES}${name}`, 'utf8'));
     await control(base, 'POST', '/fixtures', await fixture('merchant-day.yaml'));

@@ -3,7 +3,7 @@
 // a free loopback port), stages the cockpit scene (scripts/cockpit-scene.mjs,
 // the one the accessibility and layout tests check), and drives Chromium
 // (CHROMIUM_PATH, else /usr/bin/chromium) through each view at 1440 px (the
-// whole page) and 360 px (the first screen), writing
+// whole page, down to 2400 px) and 360 px (the first screen), writing
 // docs/screenshots/<view>-<width>.png. A rerun changes little: the same scene
 // and seed, each picture taken once its view says it has drawn its data
 // (`data-ready`); only the times on the merchants' clocks move.
@@ -19,6 +19,10 @@ import { cockpitAddresses, stageCockpitScene } from './cockpit-scene.mjs';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = `${ROOT}docs/screenshots`;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** The receiver's port when free, so that the URL the notification views show stays the same from run to run. */
+const RECEIVER_PORT = 47329;
+/** A whole page is pictured down to this height at most: a picture of a long list says no more than its first screens, and weighs far more. */
+const MAX_HEIGHT = 2400;
 const WIDTHS = [
   { width: 1440, height: 900, fullPage: true },
   { width: 360, height: 740, fullPage: false },
@@ -65,7 +69,7 @@ const { base, child } = await startSandbox();
 let scene;
 let browser;
 try {
-  scene = await stageCockpitScene(base);
+  scene = await stageCockpitScene(base, { receiverPort: RECEIVER_PORT });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -82,7 +86,9 @@ try {
       await page.goto(`${base}${path}`);
       await page.waitForSelector(`main#view[data-view="${view}"][data-ready="true"]`, { timeout: 15_000 });
       const file = `${OUT}/${name}-${width}.png`;
-      await page.screenshot({ path: file, fullPage, animations: 'disabled', caret: 'hide' });
+      const height = await page.evaluate(() => document.documentElement.scrollHeight);
+      const clip = fullPage && height > MAX_HEIGHT ? { x: 0, y: 0, width, height: MAX_HEIGHT } : undefined;
+      await page.screenshot({ path: file, fullPage, clip, animations: 'disabled', caret: 'hide' });
       const { size } = await stat(file);
       total += size;
       console.log(`docs/screenshots/${name}-${width}.png  ${Math.round(size / 1024)} KiB`);
