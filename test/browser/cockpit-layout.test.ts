@@ -10,8 +10,9 @@ import { launchBrowser } from './support.js';
  * The dashboard's tables read at a desktop's width and a phone's: on every
  * view over the cockpit scene (scripts/cockpit-scene.mjs), no cell that holds
  * a code, state, status, amount, method, time, key or reference (marked
- * `data-one-line`) breaks its text over two lines, and nothing is wider than
- * the window but inside a wrapper that scrolls sideways.
+ * `data-one-line`) breaks its text over two lines, no word of any table cell
+ * is broken over two, and nothing is wider than the window but inside a
+ * wrapper that scrolls sideways.
  */
 
 const WIDTHS = [
@@ -75,16 +76,51 @@ function cellsOnSeveralLines(page: Page): Promise<string[]> {
 }
 
 /**
+ * Each word of a table cell (a run of letters, digits and underscores) that
+ * the layout breaks over two lines, with its cell's text: a cell of prose may
+ * wrap between words, never inside one. A word's rectangles lie on one line
+ * unless it was broken. A block of code (`pre`: a body as sent) is left out:
+ * it keeps its lines as they are and may wrap a long one anywhere.
+ */
+function wordsBrokenInCells(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const broken: string[] = [];
+    for (const cell of document.querySelectorAll('td, th')) {
+      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (node.parentElement?.closest('pre')) continue;
+        for (const word of (node.textContent ?? '').matchAll(/[\p{L}\p{N}_]{2,}/gu)) {
+          const range = document.createRange();
+          range.setStart(node, word.index!);
+          range.setEnd(node, word.index! + word[0].length);
+          const rects = [...range.getClientRects()].filter((rect) => rect.width > 0 && rect.height > 0);
+          // Two rectangles of one word that do not overlap vertically sit on two lines.
+          if (rects.some((rect) => rects.some((other) => Math.min(rect.bottom, other.bottom) - Math.max(rect.top, other.top) <= 1))) {
+            broken.push(`"${word[0]}" in "${cell.textContent?.trim().replace(/\s+/g, ' ').slice(0, 60)}"`);
+          }
+        }
+      }
+    }
+    return broken;
+  });
+}
+
+/**
  * Whether the page itself scrolls sideways, and each shown element whose right
- * edge passes the window's without an ancestor that scrolls or clips it
- * sideways (a table's wrapper), named by its tag, id, classes and some text.
+ * edge passes the window's outside an ancestor that scrolls sideways (a
+ * table's wrapper) or shortens its text with an ellipsis, named by its tag, id,
+ * classes and some text. An ancestor that merely hides what passes it does not
+ * excuse it: what it hides is cut off, not readable. (That ancestor, when it
+ * too is wider than the window, is named for itself.)
  */
 function tooWide(page: Page): Promise<{ pageScrolls: boolean; elements: string[] }> {
   return page.evaluate(() => {
     const width = document.documentElement.clientWidth;
     const contained = (element: Element): boolean => {
       for (let parent = element.parentElement; parent && parent !== document.body; parent = parent.parentElement) {
-        if (getComputedStyle(parent).overflowX !== 'visible') return true;
+        const style = getComputedStyle(parent);
+        if (style.overflowX === 'auto' || style.overflowX === 'scroll') return true;
+        if ((style.overflowX === 'hidden' || style.overflowX === 'clip') && style.textOverflow === 'ellipsis') return true;
       }
       return false;
     };
@@ -110,11 +146,12 @@ describe.each(WIDTHS)('the dashboard at $width px', (viewport) => {
   });
   afterAll(() => context?.close());
 
-  it.each(cockpitAddresses())('keeps every one-line cell on one line and fits the window on $name', async ({ name, view, path }) => {
+  it.each(cockpitAddresses())('keeps one-line cells and words on one line and fits the window on $name', async ({ name, view, path }) => {
     await openView(page, path, view);
     const where = `${name} (${path}) at ${viewport.width} px`;
     if (view !== 'not-found') expect(await page.locator('[data-one-line]').count(), `${where}: cells marked data-one-line`).toBeGreaterThan(0);
     expect(await cellsOnSeveralLines(page), `${where}: cells broken over lines`).toEqual([]);
+    expect(await wordsBrokenInCells(page), `${where}: words broken inside table cells`).toEqual([]);
     const wide = await tooWide(page);
     expect(wide.elements, `${where}: wider than the window outside a scrolling wrapper`).toEqual([]);
     expect(wide.pageScrolls, `${where}: the page scrolls sideways`).toBe(false);
