@@ -9,8 +9,9 @@ import { accountPayment, ApiClient, cardPayment, listeningSandbox, type TestMerc
 import { launchBrowser, screenshot } from './support.js';
 
 /**
- * The dashboard's Notifications and Clock views, driven as a QA person
- * would: the notification URL set through its form, a payment settled over
+ * The dashboard's Notifications and Clock views (and the merchant's view,
+ * where its notification URL is set), driven as a QA person would: the
+ * notification URL set through its form, a payment settled over
  * the Payments API and its delivery to a real receiver on loopback shown
  * with its attempt, a redeliver, a trigger, a clock advanced, a receiver
  * that does not acknowledge, values that look like HTML, and the
@@ -86,8 +87,6 @@ beforeAll(async () => {
     dashboardCalls.push(url);
     return route.continue();
   });
-  await page.goto(`${sandbox.url}/__sandbox/`);
-  await page.waitForSelector('body[data-ready="true"]');
 }, 30_000);
 afterAll(async () => {
   await browser?.close();
@@ -95,18 +94,24 @@ afterAll(async () => {
   await new Promise((resolve) => receiver?.close(resolve));
 });
 
-async function showMerchant(shown: TestMerchant | undefined) {
-  await page.getByLabel('Show the state of').selectOption(shown?.publicKey ?? '');
-  await page.waitForSelector(`body[data-shown="${shown?.publicKey ?? 'all'}"]`);
+/** Opens a view by its address and waits until it has drawn what it read, live events flowing. */
+async function open(path: string, view: string) {
+  await page.goto(`${sandbox.url}/__sandbox/dashboard/${path}`);
+  await page.waitForSelector(`main#view[data-view="${view}"][data-ready="true"][data-live="true"]`);
 }
 
-/** Sets the merchant's notification URL through the dashboard's form. */
+/** The Notifications view, filtered by the merchant (every merchant's without one). */
+const showDeliveries = (shown: TestMerchant | undefined) => open(`notifications${shown ? `?publicKey=${shown.publicKey}` : ''}`, 'notifications');
+const showClock = (shown: TestMerchant) => open(`clock?publicKey=${shown.publicKey}`, 'clock');
+const webhookFacts = () => page.locator('#webhook dl').textContent();
+
+/** Sets the merchant's notification URL through the form of its view. */
 async function setUrl(shown: TestMerchant, url: string) {
-  await showMerchant(shown);
+  await open(`merchants/${shown.publicKey}`, 'merchant');
   await page.getByLabel('Notification URL').fill(url);
   await page.getByLabel('Schedule', { exact: true }).selectOption('current');
   await page.getByRole('button', { name: 'Set notification URL' }).click();
-  await page.waitForFunction((expected) => document.querySelector('#webhook-url')?.textContent === expected, url);
+  await page.waitForFunction((expected) => document.querySelector('#webhook dl')?.textContent?.includes(`Sent to${expected}`), url);
 }
 
 /** An ACCOUNT payment of the merchant, completed with the OTP: it succeeds, and its transaction event is made. */
@@ -121,47 +126,48 @@ async function settledAccountPayment(merchant: TestMerchant, fields: Record<stri
 const receivedAt = (path: string) => received.filter((r) => r.path === path);
 const deliveryRows = (reference: string) => page.locator('#deliveries tr.delivery', { hasText: reference });
 
-/** Clicks Refresh until `read` gives what `accept` takes; bounded by WITHIN_MS. */
+/** Waits until `read` gives what `accept` takes, the view following the live events alone; bounded by WITHIN_MS. */
 async function refreshUntil<T>(read: () => Promise<T>, accept: (value: T) => boolean): Promise<T> {
   let last: T | undefined;
   await expect.poll(async () => {
-    await page.getByRole('button', { name: 'Refresh', exact: true }).click();
     last = await read();
     return accept(last);
-  }, { timeout: WITHIN_MS, interval: 250 }).toBe(true);
+  }, { timeout: WITHIN_MS, interval: 100 }).toBe(true);
   return last as T;
 }
 
 /** Opens a delivery's attempts and event (the row under it) and returns that row. */
 async function openDetails(row: Locator): Promise<Locator> {
-  const toggle = row.getByRole('button', { name: 'Open' });
+  const toggle = row.getByRole('button', { name: /^Attempts of delivery / });
   expect(await toggle.getAttribute('aria-expanded')).toBe('false');
   const details = page.locator(`#${await toggle.getAttribute('aria-controls')}`);
   await toggle.click();
   await details.waitFor({ state: 'visible' });
-  expect(await row.getByRole('button', { name: 'Close' }).getAttribute('aria-expanded')).toBe('true');
+  expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+  expect(await toggle.textContent()).toBe('Close');
   return details;
 }
 
 describe('the dashboard shows and drives notifications', { timeout: 30_000 }, () => {
   it('sets a merchant\'s notification URL from its form', async () => {
-    await showMerchant(acking);
-    expect(await page.locator('#webhook-url').textContent()).toContain('nowhere');
-    expect(await page.locator('#webhook-source').textContent()).toContain('none');
+    await open(`merchants/${acking.publicKey}`, 'merchant');
+    expect(await webhookFacts()).toContain('Sent tonowhere');
+    expect(await webhookFacts()).toContain('Sourcenone');
     await setUrl(acking, `${receiverUrl}/ack`);
-    expect(await page.locator('#webhook-source').textContent()).toContain('merchant');
-    expect(await page.locator('#webhook-schedule').textContent()).toBe('current');
+    expect(await webhookFacts()).toContain('Sourceits own URL');
+    expect(await webhookFacts()).toContain('Schedulecurrent');
     expect(sandbox.store.webhook(acking.publicKey)).toMatchObject({ url: `${receiverUrl}/ack`, schedule: 'current' });
   });
 
   it('shows a settled payment\'s delivery as delivered, with its attempt', async () => {
+    await showDeliveries(acking);
     await settledAccountPayment(acking, { paymentReference: 'NOTE-ACC-1' });
     await expect.poll(() => receivedAt('/ack').length, { timeout: WITHIN_MS }).toBe(1);
     const row = deliveryRows('NOTE-ACC-1');
     await refreshUntil(() => row.locator('td.state').allTextContents(), (states) => states.join() === 'delivered');
     const cells = await row.locator('td').allTextContents();
     expect(cells[1]).toBe('transaction');
-    expect(cells[2]).toBe('NOTE-ACC-1');
+    expect(cells[2]).toContain('NOTE-ACC-1');
     expect(cells[5]).toBe('1');
     expect(cells[6]).toBe('—');
     const details = await openDetails(row);
@@ -191,18 +197,21 @@ describe('the dashboard shows and drives notifications', { timeout: 30_000 }, ()
     expect(await copy.locator('dl').textContent()).toContain(`Repeats${original}`);
   });
 
-  it('sends a payment\'s notification from the payments table', async () => {
-    await page.locator('#payments tbody tr', { hasText: 'NOTE-ACC-1' }).getByRole('button', { name: 'Send notification' }).click();
+  it('sends a payment\'s notification from its story', async () => {
+    await open(`merchants/${acking.publicKey}/payments/NOTE-ACC-1`, 'payment');
+    await page.getByRole('button', { name: 'Send transaction notification' }).click();
     await page.waitForFunction(() => document.querySelector('#notice')?.textContent?.startsWith('Sending the transaction event of NOTE-ACC-1: 1 delivery made'));
     await expect.poll(() => receivedAt('/ack').length, { timeout: WITHIN_MS }).toBe(3);
     const triggered = receivedAt('/ack')[2]!;
     expect(triggered.eventType).toBe('transaction');
     expect(triggered.eventId).not.toBe(received[0]!.eventId);
+    await showDeliveries(acking);
     await refreshUntil(() => deliveryRows('NOTE-ACC-1').locator('td.state').allTextContents(), (states) => states.join() === 'delivered,delivered,delivered');
   });
 
   it('shows why a bare 200 does not acknowledge, and the retry falling due', async () => {
     await setUrl(bare, `${receiverUrl}/bare`);
+    await showDeliveries(bare);
     await settledAccountPayment(bare, { paymentReference: 'NOTE-BARE-1' });
     await expect.poll(() => receivedAt('/bare').length, { timeout: WITHIN_MS }).toBe(1);
     const row = deliveryRows('NOTE-BARE-1');
@@ -215,32 +224,39 @@ describe('the dashboard shows and drives notifications', { timeout: 30_000 }, ()
     expect(reason).toContain('ackReference');
     expect(reason).toContain('HTTP 200 with an empty body');
     // The retry, 30 s on, is what falls due on the merchant's clock.
-    const pending = page.locator('#pending tbody tr', { hasText: 'NOTE-BARE-1' });
-    expect(await pending.locator('td').allTextContents()).toEqual([expect.any(String), expect.stringMatching(/^in (2\d|30) s$/), 'delivery attempt', 'NOTE-BARE-1', await row.getAttribute('data-delivery')]);
+    const delivery = await row.getAttribute('data-delivery');
+    await showClock(bare);
+    const pending = page.locator('table.pending tbody tr', { hasText: 'NOTE-BARE-1' });
+    const cells = await pending.locator('td').allTextContents();
+    expect(cells.slice(1, 3)).toEqual([expect.stringMatching(/^in (2\d|30) s$/), 'delivery attempt']);
+    expect(await pending.locator('td').nth(3).locator('.short').getAttribute('title')).toBe('NOTE-BARE-1');
+    expect(await pending.locator('td').nth(4).locator('.short').getAttribute('title')).toBe(delivery);
   });
 
   it('advances the merchant\'s clock by PT1H: its offset shows it, and what fell due was carried out', async () => {
-    expect(await page.locator('#clock-offset').textContent()).toBe('PT0S (real time)');
-    await page.getByLabel('Advance the clock by').fill('PT1H');
+    const offset = () => page.locator('section.clock .offset').textContent();
+    expect(await offset()).toBe('PT0S (real time)');
+    await page.getByLabel('Advance by (ISO 8601 duration)').fill('PT1H');
     await page.getByRole('button', { name: 'Advance', exact: true }).click();
-    await page.waitForFunction(() => document.querySelector('#clock-offset')?.textContent?.startsWith('PT1H'));
-    expect(await page.locator('#clock-offset').textContent()).toBe('PT1H (3600000 ms)');
+    await page.waitForFunction(() => document.querySelector('section.clock .offset')?.textContent?.startsWith('PT1H'));
+    expect(await offset()).toBe('PT1H (3600000 ms)');
     expect(sandbox.store.clock(bare.publicKey)?.offsetMs).toBe(3_600_000);
     // Retries after 30 s, 2 min, 10 min and 30 min fell within the hour; the next is 1 h after the last.
     expect(await page.locator('#notice').textContent()).toContain('Carried out: delivery attempt of NOTE-BARE-1, delivery attempt of NOTE-BARE-1');
-    await page.waitForSelector(`body[data-shown="${bare.publicKey}"]`);
     expect(receivedAt('/bare').length).toBe(5);
+    await refreshUntil(() => page.locator('table.pending tbody tr', { hasText: 'NOTE-BARE-1' }).locator('td').nth(1).textContent(), (text) => /^in 42 min \d+ s$/.test(text ?? ''));
+    await showDeliveries(bare);
     await refreshUntil(() => deliveryRows('NOTE-BARE-1').locator('td').nth(5).textContent(), (attempts) => attempts === '5');
-    expect(await page.locator('#pending tbody tr', { hasText: 'NOTE-BARE-1' }).locator('td').nth(1).textContent()).toMatch(/^in 42 min \d+ s$/);
     // Another merchant's clock did not move.
-    await showMerchant(acking);
-    expect(await page.locator('#clock-offset').textContent()).toBe('PT0S (real time)');
-    expect(await page.locator('#pending tbody').textContent()).toBe('Nothing yet.');
+    await showClock(acking);
+    expect(await offset()).toBe('PT0S (real time)');
+    expect(await page.locator('table.pending tbody').textContent()).toBe('Nothing falls due.');
   });
 
   it('shows values from a client, a payment and a receiver as text, never as HTML', async () => {
     const url = `${receiverUrl}/html?tag=${HOSTILE}`;
     await setUrl(hostile, url);
+    await showDeliveries(hostile);
     await settledAccountPayment(hostile, { paymentReference: 'NOTE-HOSTILE-1', fullName: HOSTILE });
     await expect.poll(() => receivedAt('/html').length, { timeout: WITHIN_MS }).toBe(1);
     const row = deliveryRows('NOTE-HOSTILE-1');
@@ -251,7 +267,13 @@ describe('the dashboard shows and drives notifications', { timeout: 30_000 }, ()
     expect(to).toBe(url);
     await details.getByText('Event as sent').click();
     expect(await details.locator('pre').textContent()).toContain(`"fullname": ${JSON.stringify(HOSTILE)}`);
-    expect(await page.locator('#webhook-url').textContent()).toBe(url);
+    expect(await page.locator('main img').count()).toBe(0);
+    // And the payment's story, where the receiver's answer and the event are shown too.
+    await open(`merchants/${hostile.publicKey}/payments/NOTE-HOSTILE-1`, 'payment');
+    expect(await page.locator('#timeline').textContent()).toContain(JSON.stringify(HOSTILE));
+    expect(await page.locator('main img').count()).toBe(0);
+    await open(`merchants/${hostile.publicKey}`, 'merchant');
+    expect(await webhookFacts()).toContain(`Sent to${url}`);
     expect(await page.locator('main img').count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   });
@@ -273,7 +295,7 @@ describe('the dashboard shows and drives notifications', { timeout: 30_000 }, ()
     const onPage = (number: number) => page.waitForSelector(`nav[data-list="deliveries"][data-page="${number}"]`);
 
     const callsBefore = dashboardCalls.length;
-    await showMerchant(many);
+    await showDeliveries(many);
     await onPage(1);
     expect(await shownIds()).toEqual(ids.slice(0, 25));
     expect(await pager.textContent()).toContain('1–25 of 60');
@@ -300,18 +322,16 @@ describe('the dashboard shows and drives notifications', { timeout: 30_000 }, ()
     for (const url of lists) expect(Number(url.searchParams.get('limit')), url.href).toBe(25);
   });
 
-  it('shows every merchant\'s deliveries, and no URL or clock form, when no merchant is chosen', async () => {
-    await showMerchant(undefined);
-    expect(await page.locator('#webhook').isVisible()).toBe(false);
-    expect(await page.locator('#clock').isVisible()).toBe(false);
-    expect(await page.locator('#webhook-none').isVisible()).toBe(true);
+  it('shows every merchant\'s deliveries, and no fault form, when no merchant is chosen', async () => {
+    await showDeliveries(undefined);
+    expect(await page.locator('#fault-form').count()).toBe(0);
     const shown = await page.locator('#deliveries > tbody').textContent();
     expect(shown).toContain('NOTE-MANY-1');
     expect(await page.getByRole('navigation', { name: 'Deliveries pages' }).textContent()).toContain('1–25 of 65');
   });
 
   it('is used through the control API and its own files alone', () => {
-    const outside = dashboardCalls.filter((url) => !url.pathname.startsWith('/__sandbox') && !url.pathname.startsWith('/pages/assets/'));
+    const outside = dashboardCalls.filter((url) => !url.pathname.startsWith('/__sandbox') && !url.pathname.startsWith('/pages/assets/dashboard/') && url.pathname !== '/pages/assets/bar.css');
     expect(outside).toEqual([]);
   });
 });

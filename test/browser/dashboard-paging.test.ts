@@ -50,7 +50,8 @@ afterAll(async () => {
 });
 
 const pager = (name: string) => page.getByRole('navigation', { name: `${name} pages` });
-const firstCell = (table: string) => page.locator(`${table} tbody tr`).first().locator('td').first();
+// A reference cell shows it shortened when long, the whole of it in its title.
+const firstReference = (table: string) => page.locator(`${table} tbody tr`).first().locator('td').first().locator('[title]').first().getAttribute('title');
 
 async function onPage(list: string, number: number) {
   await page.waitForSelector(`nav[data-list="${list}"][data-page="${number}"]`);
@@ -58,21 +59,19 @@ async function onPage(list: string, number: number) {
 
 describe('the dashboard pages through long lists', () => {
   it('shows the first page of payments and moves to the next and back', async () => {
-    await page.goto(`${sandbox.url}/__sandbox/`);
-    await page.waitForSelector('body[data-ready="true"]');
-    await page.getByLabel('Show the state of').selectOption(merchant.publicKey);
-    await page.waitForSelector(`body[data-shown="${merchant.publicKey}"]`);
+    await page.goto(`${sandbox.url}/__sandbox/dashboard/merchants/${merchant.publicKey}`);
+    await page.waitForSelector('main#view[data-ready="true"]');
 
     // The merchant's 120 stored payments and the 30 of the journal's initiates.
     const total = PAYMENTS + JOURNALLED;
     await expect.poll(() => page.locator('#payments tbody tr').count()).toBe(50);
-    expect(await firstCell('#payments').textContent()).toBe('SBREF-STORE-0000');
+    expect(await firstReference('#payments')).toBe('SBREF-STORE-0000');
     expect(await pager('Payments').textContent()).toContain(`1–50 of ${total}`);
     await expect.poll(() => pager('Payments').getByRole('button', { name: 'Previous' }).isDisabled()).toBe(true);
 
     await pager('Payments').getByRole('button', { name: 'Next' }).click();
     await onPage('payments', 2);
-    expect(await firstCell('#payments').textContent()).toBe('SBREF-STORE-0050');
+    expect(await firstReference('#payments')).toBe('SBREF-STORE-0050');
     expect(await page.locator('#payments tbody tr').count()).toBe(50);
     expect(await pager('Payments').textContent()).toContain(`51–100 of ${total}`);
     await screenshot(page, 'dashboard-paging');
@@ -84,25 +83,28 @@ describe('the dashboard pages through long lists', () => {
 
     await pager('Payments').getByRole('button', { name: 'Previous' }).click();
     await onPage('payments', 2);
-    expect(await firstCell('#payments').textContent()).toBe('SBREF-STORE-0050');
+    expect(await firstReference('#payments')).toBe('SBREF-STORE-0050');
   });
 
   it('pages orders and the journal on their own', async () => {
-    // Orders: 50 a page, one row per item (one item each here).
-    expect(await pager('Orders').textContent()).toContain('1–50 of 60');
+    // Orders: 20 a page, one row per item (one item each here).
+    expect(await pager('Orders').textContent()).toContain('1–20 of 60');
     await pager('Orders').getByRole('button', { name: 'Next' }).click();
     await onPage('orders', 2);
-    expect(await firstCell('#orders').textContent()).toBe('SBREF-STORE-0050');
-    expect(await pager('Orders').textContent()).toContain('51–60 of 60');
+    expect(await firstReference('#orders')).toBe('SBREF-STORE-0020');
+    expect(await pager('Orders').textContent()).toContain('21–40 of 60');
+    // Paging one list leaves the others where they were.
+    await onPage('payments', 2);
 
     // The journal, newest first: Next shows the older requests.
+    await page.goto(`${sandbox.url}/__sandbox/dashboard/journal`);
+    await page.waitForSelector('main#view[data-view="journal"][data-ready="true"]');
     expect(await pager('Journal').textContent()).toContain(`1–25 of ${JOURNALLED + 1}`);
     await pager('Journal').getByRole('button', { name: 'Next' }).click();
     await onPage('requests', 2);
-    expect(await page.locator('#journal tbody tr').count()).toBe(6);
+    // Each entry is a row, and a closed row for its request and response.
+    expect(await page.locator('#journal tbody tr.entry').count()).toBe(6);
     expect(await page.locator('#journal tbody').textContent()).toContain('SBREF-JOURNAL-00');
-    // Paging one list leaves the others where they were.
-    await onPage('payments', 2);
   });
 
   it('asks for one bounded page at a time, never a whole list', () => {

@@ -31,33 +31,58 @@ async function paidCard(reference: string): Promise<void> {
   await api.as(merchant, 'POST', '/payments/validate', { linkingReference: initiated.body.data.payments.linkingReference, otp: '123456' });
 }
 
+/** Opens a view by its address and waits until it has drawn what it read. */
+async function open(path: string, view: string) {
+  await page.goto(`${sandbox.url}/__sandbox/dashboard/${path}`);
+  await page.waitForSelector(`main#view[data-view="${view}"][data-ready="true"]`);
+}
+
 describe('the dashboard for QA', () => {
   it('shows statuses on one line, the refunded amount and the merchant, and opens a journal row to its redacted request', async () => {
     await paidCard('QA-CARD-REFUNDED');
     await api.send('POST', '/payments/refund', { publicKey: merchant.publicKey, paymentReference: 'QA-CARD-REFUNDED', amount: '1500.00', currency: 'NGN', country: 'NG' }, merchant.basic);
     await paidCard('QA-CARD-PARTLY');
     await api.send('POST', '/payments/refund', { publicKey: merchant.publicKey, paymentReference: 'QA-CARD-PARTLY', amount: '250.00', currency: 'NGN', country: 'NG' }, merchant.basic);
-    await page.goto(`${sandbox.url}/__sandbox/`);
-    await page.waitForSelector('body[data-ready="true"]');
+    await open(`merchants/${merchant.publicKey}`, 'merchant');
 
     const refundedRow = page.locator('#payments tbody tr', { hasText: 'QA-CARD-REFUNDED' });
-    const status = refundedRow.locator('td.status');
+    const status = refundedRow.locator('td.status-REFUNDED');
     expect(await status.textContent()).toBe('REFUNDED');
-    // One line: the word lays out in one line box, whatever the row's height.
+    // One line: the cell's text boxes (its link's and its copy button's too) all overlap one band, whatever the row's height.
     const lines = (locator: typeof status) => locator.evaluate((td) => {
-      const range = document.createRange();
-      range.selectNodeContents(td);
-      return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+      const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+      const rects: DOMRect[] = [];
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        rects.push(...[...range.getClientRects()].filter((rect) => rect.height > 0));
+      }
+      rects.sort((a, b) => a.top - b.top);
+      let count = 0;
+      let bottom = -Infinity;
+      for (const rect of rects) {
+        if (rect.top >= bottom - 1) count += 1;
+        bottom = Math.max(bottom, rect.bottom);
+      }
+      return count;
     });
-    for (const row of await page.locator('#payments tbody td.status').all()) expect(await lines(row)).toBe(1);
-    expect(await lines(refundedRow.locator('td.refunded'))).toBe(1);
-    expect(await refundedRow.locator('td.refunded').textContent()).toBe('NGN 1500.00');
-    expect(await page.locator('#payments tbody tr', { hasText: 'QA-CARD-PARTLY' }).locator('td.refunded').textContent()).toBe('NGN 250.00');
-    expect(await refundedRow.locator('td[title]').first().getAttribute('title')).toBe(merchant.publicKey);
+    for (const cell of await page.locator('#payments tbody td[data-one-line]').all()) expect(await lines(cell)).toBe(1);
+    const refunded = (row: typeof refundedRow) => row.locator('td').nth(6).textContent();
+    expect(await refunded(refundedRow)).toBe('NGN 1500.00');
+    expect(await refunded(page.locator('#payments tbody tr', { hasText: 'QA-CARD-PARTLY' }))).toBe('NGN 250.00');
+    // The merchant's key, whole in the title of its shortened form, with a button that copies it.
+    expect(await page.locator('main h1 span.short').getAttribute('title')).toBe(merchant.publicKey);
+    expect(await page.getByRole('button', { name: `Copy publicKey ${merchant.publicKey}` }).count()).toBe(1);
+    expect(await refundedRow.getByRole('button', { name: 'Copy paymentReference QA-CARD-REFUNDED' }).count()).toBe(1);
 
-    const initiateRow = page.locator('#journal tbody tr', { hasText: '/payments/initiates' }).first();
-    await initiateRow.locator('summary').click();
-    const details = await initiateRow.locator('pre').textContent();
+    await open(`journal?path=/payments/initiates&publicKey=${merchant.publicKey}`, 'journal');
+    const initiateRow = page.locator('#journal tbody tr.entry', { hasText: '/payments/initiates' }).first();
+    await initiateRow.getByRole('button', { name: /^Entry \d+: POST \/payments\/initiates$/ }).click();
+    // The entry opens in a row of its own, across the whole table.
+    const opened = page.locator(`#${await initiateRow.getByRole('button').last().getAttribute('aria-controls')}`);
+    await opened.waitFor({ state: 'visible' });
+    expect(await opened.locator('td').getAttribute('colspan')).toBe('9');
+    const details = await opened.locator('pre').first().textContent();
     expect(details).toContain('"paymentReference"');
     expect(details).toContain('512345******0008');
     expect(details).not.toContain('5123450000000008');
@@ -65,15 +90,17 @@ describe('the dashboard for QA', () => {
     await screenshot(page, 'dashboard-qa');
   });
 
-  it('refreshes itself while asked to, and stops when asked', async () => {
-    await page.goto(`${sandbox.url}/__sandbox/`);
-    await page.waitForSelector('body[data-ready="true"]');
-    await page.getByLabel('Refresh every 2 s').check();
+  it('shows a payment made meanwhile without being asked, and holds it while paused', async () => {
+    await open(`merchants/${merchant.publicKey}`, 'merchant');
+    await page.waitForSelector('main#view[data-live="true"]');
     await api.as(merchant, 'POST', '/payments/initiates', cardPayment({ paymentReference: 'QA-ARRIVES-1' }));
-    await page.waitForSelector('#payments tbody tr:has-text("QA-ARRIVES-1")', { timeout: 8_000 });
-    await page.getByLabel('Refresh every 2 s').uncheck();
+    await page.waitForSelector('#payments tbody tr:has-text("QA-ARRIVES-1")', { timeout: 2_000 });
+    await page.getByRole('button', { name: 'Pause live updates' }).click();
     await api.as(merchant, 'POST', '/payments/initiates', cardPayment({ paymentReference: 'QA-ARRIVES-2' }));
-    await page.waitForTimeout(3_000);
+    await page.waitForFunction(() => Number(document.getElementById('pause')?.dataset.waiting) > 0);
+    await page.waitForTimeout(1_500);
     expect(await page.locator('#payments tbody').textContent()).not.toContain('QA-ARRIVES-2');
+    await page.getByRole('button', { name: /^Resume live updates/ }).click();
+    await page.waitForSelector('#payments tbody tr:has-text("QA-ARRIVES-2")', { timeout: 2_000 });
   }, 20_000);
 });

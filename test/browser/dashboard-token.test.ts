@@ -2,7 +2,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
-import { ApiClient, cardPayment, listeningSandbox } from '../support/sandbox.js';
+import { ApiClient, cardPayment, listeningSandbox, type TestMerchant } from '../support/sandbox.js';
 import { launchBrowser } from './support.js';
 
 /**
@@ -15,18 +15,19 @@ const TOKEN = 'dash-token-7c1e';
 let sandbox: Sandbox;
 let browser: Browser;
 let page: Page;
+let merchant: TestMerchant;
 const sent: Array<{ path: string; authorization?: string; contentType?: string; method: string }> = [];
 
 beforeAll(async () => {
   sandbox = await listeningSandbox({ controlToken: TOKEN });
   const api = await ApiClient.for(sandbox);
-  const merchant = await api.merchant();
+  merchant = await api.merchant();
   await api.as(merchant, 'POST', '/payments/initiates', cardPayment({ paymentReference: 'DASH-TOKEN-1' }));
   browser = await launchBrowser();
   page = await browser.newPage();
   page.on('request', (request) => {
     const url = new URL(request.url());
-    if (url.pathname.startsWith('/__sandbox/') && url.pathname !== '/__sandbox/') {
+    if (url.pathname.startsWith('/__sandbox/') && !url.pathname.startsWith('/__sandbox/dashboard')) {
       sent.push({ path: url.pathname, method: request.method(), authorization: request.headers().authorization, contentType: request.headers()['content-type'] });
     }
   });
@@ -38,7 +39,7 @@ afterAll(async () => {
 
 describe('the dashboard of a sandbox with a control token', () => {
   it('asks for the token, then shows the state; a wrong token is asked for again', { timeout: 15_000 }, async () => {
-    await page.goto(`${sandbox.url}/__sandbox/`);
+    await page.goto(`${sandbox.url}/__sandbox/dashboard/merchants/${merchant.publicKey}`);
     const field = page.getByLabel('Token', { exact: true });
     await field.waitFor({ state: 'visible' });
     expect(await field.getAttribute('type')).toBe('password');
@@ -51,16 +52,21 @@ describe('the dashboard of a sandbox with a control token', () => {
 
     await field.fill(TOKEN);
     await page.getByRole('button', { name: 'Use token' }).click();
-    await page.waitForSelector('body[data-ready="true"]');
-    expect(await page.locator('#payments tbody').textContent()).toContain('DASH-TOKEN-1');
+    await page.waitForSelector('main#view[data-ready="true"]');
+    await page.waitForFunction(() => document.querySelector('#payments tbody')?.textContent?.includes('DASH-TOKEN-1'));
     expect(await page.locator('#token-section').isVisible()).toBe(false);
     expect(await page.evaluate(() => sessionStorage.getItem('payments-sandbox.control-token'))).toBe(TOKEN);
     expect(await page.evaluate(() => document.cookie)).toBe('');
     expect(sent.filter((request) => request.authorization === `Bearer ${TOKEN}`).length).toBeGreaterThan(0);
+    // The live events too, read with fetch() so that the token goes with them.
+    await page.waitForSelector('main#view[data-live="true"]');
+    expect(sent.find((request) => request.path === '/__sandbox/events' && request.authorization === `Bearer ${TOKEN}`)).toBeDefined();
   });
 
   it('sends the token and JSON with a state-changing request, which the control API takes', { timeout: 15_000 }, async () => {
     page.on('dialog', (dialog) => dialog.accept());
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.waitForSelector('main#view[data-view="overview"][data-ready="true"]');
     await page.getByRole('button', { name: 'Reset everything' }).click();
     await page.waitForFunction(() => document.querySelector('#notice')?.textContent === 'Reset everything.');
     const reset = sent.find((request) => request.path === '/__sandbox/reset');

@@ -33,15 +33,13 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-async function openDashboard() {
-  await page.goto(`${sandbox.url}/__sandbox/`);
-  await page.waitForSelector('body[data-ready="true"]');
+/** Opens a view by its address and waits until it has drawn what it read. */
+async function open(path: string, view: string) {
+  await page.goto(`${sandbox.url}/__sandbox/dashboard/${path}`);
+  await page.waitForSelector(`main#view[data-view="${view}"][data-ready="true"]`);
 }
 
-async function showMerchant(shown: TestMerchant) {
-  await page.getByLabel('Show the state of').selectOption(shown.publicKey);
-  await page.waitForSelector(`body[data-shown="${shown.publicKey}"]`);
-}
+const showMerchant = (shown: TestMerchant) => open(`merchants/${shown.publicKey}`, 'merchant');
 
 describe('the dashboard', () => {
   it('shows payments, orders and the journal per merchant', async () => {
@@ -50,13 +48,14 @@ describe('the dashboard', () => {
     // A number amount is accepted with a warning, which the journal table shows.
     await api.as(merchant, 'POST', '/payments/initiates', cardPayment({ paymentReference: 'DASH-CARD-2', amount: 1500 }));
     await api.as(other, 'POST', '/payments/initiates', cardPayment({ paymentReference: 'OTHER-CARD-1' }));
-    await openDashboard();
     await showMerchant(merchant);
     const payments = await page.locator('#payments tbody').textContent();
     expect(payments).toContain('PENDING');
     expect(payments).not.toContain('OTHER-CARD-1');
     expect(await page.locator('#orders tbody').textContent()).toContain('DASH-ORD-1');
+    await open(`journal?publicKey=${merchant.publicKey}`, 'journal');
     expect(await page.locator('#journal tbody').textContent()).toContain('/payments/initiates');
+    expect(await page.locator('#journal tbody').textContent()).not.toContain('OTHER-CARD-1');
     expect(await page.locator('#journal tbody td.warnings').first().textContent()).toBe('amount: a JSON number, the spec sends a string');
   });
 
@@ -70,22 +69,23 @@ describe('the dashboard', () => {
     });
     await api.as(owner, 'POST', '/payments/validate', { linkingReference: started.body.data.payments.linkingReference, otp: '123456' });
     const next = sandbox.store.payment(owner.publicKey, 'DASH-SUB-1')!.subscription!.nextChargeAt!;
-    await openDashboard();
     await showMerchant(owner);
     const rowOf = (reference: string) => page.locator('#payments tbody tr', { hasText: reference }).first().textContent();
-    expect(await rowOf('DASH-PREAUTH-1')).toContain('captured NGN 40.00');
-    expect(await rowOf('DASH-SUB-1')).toContain(`weekly NGN 1000.00, next charge ${next.slice(0, 10)} ${next.slice(11, 19)} UTC (0 charged)`);
-    expect(await page.locator('#pending tbody').textContent()).toContain('subscription charge');
+    expect(await rowOf('DASH-PREAUTH-1')).toContain('(captured 40.00)');
+    expect(await page.locator('#clock').textContent()).toContain('subscription charge of DASH-SUB-1');
+    await open(`merchants/${owner.publicKey}/payments/DASH-SUB-1`, 'payment');
+    expect(await page.locator('#summary').textContent()).toContain(`weekly NGN 1000.00, next charge ${next.slice(0, 10)} ${next.slice(11, 19)} UTC (0 charged)`);
+    await open(`clock?publicKey=${owner.publicKey}`, 'clock');
+    expect(await page.locator('section.clock tbody').textContent()).toContain('subscription charge');
   });
 
   it('a scenario switched on the dashboard changes the next API response', async () => {
-    await openDashboard();
-    await showMerchant(merchant);
-    await page.getByLabel('Scenario', { exact: true }).selectOption('card-declined');
-    await page.getByLabel('For', { exact: true }).selectOption('merchant');
-    await page.getByLabel('Requests (empty: until removed)').fill('1');
-    await page.getByRole('button', { name: 'Set override' }).click();
+    await open(`scenarios?publicKey=${merchant.publicKey}`, 'scenarios');
+    await page.getByLabel('Next requests (empty: until removed)').fill('1');
+    await page.getByRole('button', { name: 'Force card-declined', exact: true }).click();
     await page.waitForFunction(() => document.querySelector('#overrides tbody')?.textContent?.includes('card-declined'));
+    await showMerchant(merchant);
+    expect(await page.locator('#overrides').textContent()).toContain('card-declined');
     await screenshot(page, 'dashboard');
 
     const declined = await api.as(merchant, 'POST', '/payments/initiates', cardPayment());
@@ -98,7 +98,6 @@ describe('the dashboard', () => {
   });
 
   it('settles a pending payment and resets a merchant', async () => {
-    await openDashboard();
     await showMerchant(merchant);
     await page.locator('#payments tbody tr', { hasText: 'DASH-CARD-1' }).getByRole('button', { name: 'Succeed' }).click();
     await page.waitForFunction(() => document.querySelector('#notice')?.textContent?.includes('DASH-CARD-1 succeeded'));
@@ -110,7 +109,7 @@ describe('the dashboard', () => {
   });
 
   it('is used through the control API and its own files alone', () => {
-    const outside = controlCalls.filter((path) => !path.startsWith('/__sandbox') && !path.startsWith('/pages/assets/'));
+    const outside = controlCalls.filter((path) => !path.startsWith('/__sandbox') && !path.startsWith('/pages/assets/dashboard/') && path !== '/pages/assets/bar.css');
     expect(outside).toEqual([]);
     expect(controlCalls.some((path) => path.startsWith('/__sandbox/overrides'))).toBe(true);
   });

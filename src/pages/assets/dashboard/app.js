@@ -77,6 +77,8 @@ async function route() {
 // One load at a time: one started before an action or an event must not finish after a later one.
 let loading = Promise.resolve();
 function refresh() {
+  // Absent from now until the view has drawn what it reads: a reader (or a test) waits for it again.
+  main.removeAttribute('data-ready');
   const shown = current;
   const mine = generation;
   const run = loading.then(async () => {
@@ -96,20 +98,20 @@ function refresh() {
 // ---------------------------------------------------------------- header
 const views = document.getElementById('views');
 function markHeader(view, params) {
-  views.querySelector('[data-nav="merchant"]')?.remove();
+  for (const extra of views.querySelectorAll('[data-nav="merchant"], [data-nav="payment"]')) extra.remove();
+  // A merchant's view and a payment's story need their keys: the header links them while one is open.
   if (params.publicKey) {
-    const href = `${BASE}merchants/${encodeURIComponent(params.publicKey)}`;
-    const shortKey = params.publicKey.length > 18 ? `${params.publicKey.slice(0, 17)}…` : params.publicKey;
-    const label = params.paymentReference ? `Payment ${params.paymentReference.length > 18 ? `${params.paymentReference.slice(0, 17)}…` : params.paymentReference}` : `Merchant ${shortKey}`;
-    const item = h('a', { href: params.paymentReference ? location.pathname : href, dataset: { nav: 'merchant', internal: '' }, title: params.paymentReference ?? params.publicKey }, label);
-    views.querySelector('[data-nav="overview"]').after(item);
+    const merchantLink = h('a', { href: `${BASE}merchants/${encodeURIComponent(params.publicKey)}`, dataset: { nav: 'merchant' }, title: params.publicKey }, `Merchant ${shorten(params.publicKey)}`);
+    views.querySelector('[data-nav="overview"]').after(merchantLink);
+    if (params.paymentReference) merchantLink.after(h('a', { href: location.pathname, dataset: { nav: 'payment' }, title: params.paymentReference }, `Payment ${shorten(params.paymentReference)}`));
   }
   for (const a of views.querySelectorAll('a')) {
-    const on = a.dataset.nav === view.NAME || (a.dataset.nav === 'merchant' && (view.NAME === 'merchant' || view.NAME === 'payment'));
-    if (on) a.setAttribute('aria-current', 'page');
+    if (a.dataset.nav === view.NAME) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
 }
+
+const shorten = (value) => (value.length > 18 ? `${value.slice(0, 8)}…${value.slice(-8)}` : value);
 
 /** Opens an address of the dashboard without reloading the page. */
 function go(href) {

@@ -58,7 +58,7 @@ function clockCard(clock, refresh) {
   toForm.addEventListener('submit', (event) => { event.preventDefault(); guarded(() => advance({ to: to.value.trim() })); });
   return h('section', { className: 'card clock', dataset: { merchant: publicKey } },
     h('h2', {}, 'Clock of ', keyCell('publicKey', publicKey, { href: `/__sandbox/dashboard/merchants/${segment(publicKey)}`, max: 30 }).firstChild),
-    facts([['Merchant\'s time', `${when(clock.now)} UTC`], ['Ahead of real time', clock.offsetMs === 0 ? 'no (real time)' : `${clock.offset} (${clock.offsetMs} ms)`]]),
+    facts([['Merchant\'s time', `${when(clock.now)} UTC`], ['Ahead of real time', h('span', { className: 'offset' }, clock.offsetMs === 0 ? `${clock.offset} (real time)` : `${clock.offset} (${clock.offsetMs} ms)`)]]),
     h('div', { className: 'columns' }, byForm, toForm),
     h('p', { className: 'hint', id: 'advance-hint' }, 'PT30S, PT1H, P2D. A clock never goes back.'),
     table('What falls due, earliest first', ['Due at', 'In', 'What', 'Reference', 'Delivery'], clock.pending.map((item) => h('tr', {},

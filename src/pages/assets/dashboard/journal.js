@@ -14,7 +14,7 @@ const opened = new Set();
 /** Draws the view into `main`; `load()` reads and draws its data. */
 export function mount({ main, search, setQuery, refresh }) {
   let shown = search;
-  const pager = new Pager('Journal', refresh);
+  const pager = new Pager('Journal', refresh, 'requests');
   const controls = {
     path: input('path', search.get('path'), { maxlength: '200', placeholder: '/payments/initiates' }),
     status: input('status', search.get('status'), { maxlength: '3', inputmode: 'numeric', placeholder: '200', size: '4' }),

@@ -77,7 +77,7 @@ export function mount({ main, params, search, setQuery, refresh }) {
     const narrowed = FILTERS.some((name) => filters[name] && name !== 'order');
     payments.replaceChildren(table(
       `${page.total} ${page.total === 1 ? 'payment' : 'payments'}${narrowed ? ' matching the filters' : ''}, ${filters.order === 'newest' ? 'newest' : 'oldest'} first`,
-      ['Reference', 'Method', 'Status', 'Result', 'Message', 'Amount#', 'Refunded#', 'Scenario', 'Created'],
+      ['Reference', 'Method', 'Status', 'Result', 'Message', 'Amount#', 'Refunded#', 'Scenario', 'Created', 'Settle'],
       page.payments.map((p) => h('tr', { dataset: { reference: p.paymentReference } },
         keyCell('paymentReference', p.paymentReference, { href: paymentHref(publicKey, p.paymentReference), max: 28 }),
         cell(p.method, { oneLine: true }),
@@ -87,7 +87,8 @@ export function mount({ main, params, search, setQuery, refresh }) {
         cell(`${p.currency} ${p.amount}${p.capturedAmount !== undefined ? ` (captured ${p.capturedAmount})` : ''}`, { oneLine: true, className: 'num' }),
         cell(p.refundedAmount && Number(p.refundedAmount) > 0 ? `${p.currency} ${p.refundedAmount}` : '', { oneLine: true, className: 'num' }),
         cell(p.scenario, { oneLine: true }),
-        cell(when(p.createdAt), { oneLine: true }))),
+        cell(when(p.createdAt), { oneLine: true }),
+        cell(p.status === 'PENDING' ? settleButtons(p, refresh) : ''))),
       { id: 'payments', empty: narrowed ? 'No payment matches these filters.' : 'No payment yet.' }));
     ordersPager.update(orderPage, orderPage.orders.length);
     orders.replaceChildren(table('One row per order item, oldest first', ['Reference', 'Item', 'Description', 'Amount#', 'Updated'],
@@ -104,6 +105,18 @@ export function mount({ main, params, search, setQuery, refresh }) {
     update(next) { shownSearch = next; for (const name of FILTERS) controls[name].value = next.get(name) ?? ''; },
     touches: (event) => !event.publicKey || event.publicKey === publicKey,
   };
+}
+
+// A pending payment settled from its row, named in the request body so that any reference (`.` and `..` too) arrives as it is.
+function settleButtons(p, refresh) {
+  const complete = (outcome, said) => guarded(async () => {
+    await call('POST', '/payments/complete', { paymentReference: p.paymentReference, outcome, publicKey: p.publicKey });
+    nav.notice(`${p.paymentReference} ${said}.`);
+    await refresh();
+  });
+  return h('span', { className: 'actions' },
+    button('Succeed', () => complete('success', 'succeeded'), 'small', { 'aria-label': `Succeed ${p.paymentReference}` }),
+    button('Fail', () => complete('failure', 'failed'), 'small danger', { 'aria-label': `Fail ${p.paymentReference}` }));
 }
 
 const SOURCES = { merchant: 'its own URL', default: "the sandbox's --webhook-url", none: 'none: its notifications go nowhere' };

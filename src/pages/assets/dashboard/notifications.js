@@ -86,8 +86,8 @@ function deliveryRows(d, refresh) {
     facts([['Delivery', d.id], ['Event id', d.event.eventId], ['ackReference', d.ackReference], ['Schedule', d.schedule], ['Repeats', d.copyOf], ['Fault', fault], ['Updated', when(d.updatedAt)]]),
     table('Attempts', ['Time', 'Status', 'Latency#', 'Answer', 'Sent to'], d.attempts.map((a) => h('tr', {},
       cell(when(a.at), { oneLine: true }), cell(a.status === undefined ? 'no answer' : String(a.status), { oneLine: true }),
-      cell(`${Math.round(a.latencyMs)} ms`, { oneLine: true, className: 'num' }), cell(a.acknowledged ? 'acknowledged' : (a.reason ?? 'not acknowledged'), { className: 'text' }), cell(a.url, { className: 'text' }))),
-    { empty: d.state === 'scheduled' ? 'No attempt yet.' : `No attempt: ${d.state}.` }),
+      cell(`${Math.round(a.latencyMs)} ms`, { oneLine: true, className: 'num' }), cell(a.acknowledged ? 'acknowledged' : (a.reason ?? 'not acknowledged'), { className: 'text reason' }), cell(a.url, { className: 'text' }))),
+    { className: 'attempts', empty: d.state === 'scheduled' ? 'No attempt yet.' : `No attempt: ${d.state}.` }),
     disclosure('Event as sent', json(d.event)));
   return [row, h('tr', { className: 'opened delivery-details', id: detailsId, hidden: !open, dataset: { delivery: d.id } }, details)];
 }

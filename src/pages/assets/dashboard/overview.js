@@ -13,6 +13,7 @@ const KINDS = { settlement: 'settlement', expiry: 'expiry', charge: 'subscriptio
 /** Draws the view into `main`; `load()` reads and draws its data. */
 export function mount({ main, search, setQuery, refresh }) {
   const pager = new Pager('Merchants', refresh);
+  let shown = search;
   const find = input('q', search.get('q') ?? '', { type: 'search', maxlength: '128', placeholder: 'Part of a public key' });
   const form = h('form', { className: 'row', attrs: { role: 'search' } }, field('Find a merchant', find), h('button', { type: 'submit' }, 'Find'));
   form.addEventListener('submit', (event) => {
@@ -37,7 +38,7 @@ export function mount({ main, search, setQuery, refresh }) {
   );
 
   async function load() {
-    const q = search.get('q') ?? '';
+    const q = shown.get('q') ?? '';
     const page = await readPage(pager, (cursor) => overviewPage(q, cursor));
     pager.update(page, page.merchants.length);
     const rows = page.merchants.map((m) => {
@@ -62,7 +63,7 @@ export function mount({ main, search, setQuery, refresh }) {
       : h('ul', {}, bad.map((m) => h('li', {}, link(`/__sandbox/dashboard/notifications${query({ publicKey: m.publicKey, state: 'scheduled' })}`, `${m.publicKey}`), `: ${m.failingDeliveries} failing ${m.failingDeliveries === 1 ? 'delivery' : 'deliveries'}`, m.webhook?.url ? ` to ${m.webhook.url}` : ''))));
   }
 
-  return { load, touches: () => true };
+  return { load, update(next) { shown = next; find.value = next.get('q') ?? ''; }, touches: () => true };
 }
 
 /**

@@ -42,6 +42,8 @@ export function mount({ main, params, refresh }) {
       ['Amount', `${p.currency} ${p.amount}`],
       ['Captured', p.capturedAmount !== undefined ? `${p.currency} ${p.capturedAmount}` : ''],
       ['Refunded', p.refundedAmount && Number(p.refundedAmount) > 0 ? `${p.currency} ${p.refundedAmount}` : ''],
+      ['Subscription', subscriptionOf(p)],
+      ['Recurring', p.recurring ? (p.recurring.kind === 'scheduled' ? `charge ${p.recurring.cycle} of ${p.recurring.billingId}` : `debit of ${p.recurring.billingId}`) : ''],
       ['Scenario', p.scenario],
       ['linkingReference', shortValue('linkingReference', p.linkingReference, { max: 30 })],
       ['Merchant', shortValue('publicKey', p.publicKey, { href: merchantHref(p.publicKey), max: 30 })],
@@ -53,6 +55,14 @@ export function mount({ main, params, refresh }) {
   }
 
   return { load, touches: (event) => event.publicKey === publicKey && (!event.paymentReference || event.paymentReference === paymentReference) };
+}
+
+// Where a subscription stands: its next charge, or paused, and how many charges were made.
+function subscriptionOf(p) {
+  const s = p.subscription;
+  if (!s) return '';
+  const charged = `${s.charges} charged`;
+  return s.status === 'ACTIVE' && s.nextChargeAt ? `${s.billingCycle.toLowerCase()} ${p.currency} ${s.amount}, next charge ${when(s.nextChargeAt)} UTC (${charged})` : `subscription ${s.status.toLowerCase()} (${charged})`;
 }
 
 /**
@@ -206,7 +216,9 @@ function curlOf(r) {
   const parts = [`curl -X ${r.method} ${quote(`${location.origin}/api/v2${r.path}${search}`)}`];
   for (const [name, value] of Object.entries(r.request?.headers ?? {})) {
     if (['host', 'content-length', 'connection', 'accept-encoding', 'user-agent'].includes(name)) continue;
-    parts.push(`-H ${quote(`${name}: ${Array.isArray(value) ? value.join(', ') : value}`)}`);
+    // The journal keeps no credential: the command names where the tester's own goes.
+    const said = name === 'authorization' ? 'Bearer $SANDBOX_TOKEN' : Array.isArray(value) ? value.join(', ') : value;
+    parts.push(`-H ${quote(`${name}: ${said}`)}`);
   }
   if (r.request?.body !== undefined) parts.push(`--data ${quote(JSON.stringify(r.request.body))}`);
   return parts.join(' \\\n  ');
@@ -227,7 +239,7 @@ function deliveryEntry(d, refresh) {
       cell(`${Math.round(a.latencyMs)} ms`, { oneLine: true, className: 'num' }),
       cell(a.acknowledged ? 'acknowledged' : `retried: ${a.reason ?? 'not acknowledged'}`, { className: 'text' }),
       cell(a.url, { className: 'text' }))),
-    { empty: d.state === 'scheduled' ? 'No attempt yet.' : `No attempt: ${d.state}.` });
+    { className: 'attempts', empty: d.state === 'scheduled' ? 'No attempt yet.' : `No attempt: ${d.state}.` });
   const next = d.state === 'scheduled' && d.dueAt ? `next try ${when(d.dueAt)} UTC (${inTime(Date.parse(d.dueAt) - now)} in real time)` : '';
   return h('li', { className: 'kind-delivery', dataset: { kind: 'delivery', delivery: d.id, state: d.state } },
     entryHead(`${d.event.eventType} notification`, d.createdAt, h('span', { className: `state-${d.state}` }, d.state), h('span', {}, `${d.attempts.length} ${d.attempts.length === 1 ? 'attempt' : 'attempts'}`),

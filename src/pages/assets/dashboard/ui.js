@@ -42,7 +42,7 @@ export function whenUnauthorized(handler) { onUnauthorized = handler; }
 export async function call(method, path, body) {
   const headers = {};
   // The control API takes state-changing requests as JSON only.
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET') headers['content-type'] = 'application/json';
   const token = storedToken();
   if (token) headers.authorization = `Bearer ${token}`;
   const response = await fetch(CONTROL + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -74,8 +74,12 @@ export function query(params) {
 
 /** The address of a merchant's view. */
 export const merchantHref = (publicKey) => `${BASE}merchants/${segment(publicKey)}`;
-/** The address of a payment's story. */
-export const paymentHref = (publicKey, paymentReference) => `${merchantHref(publicKey)}/payments/${segment(paymentReference)}`;
+/**
+ * The address of a payment's story; `undefined` for a paymentReference of
+ * `.` or `..`, which no address path can carry (the merchant's view settles
+ * those from its table, naming them in a request body).
+ */
+export const paymentHref = (publicKey, paymentReference) => (paymentReference === '.' || paymentReference === '..' ? undefined : `${merchantHref(publicKey)}/payments/${segment(paymentReference)}`);
 
 /**
  * An element: `h('td', {className: 'num', title: 'x', dataset: {a: 1}, attrs: {'aria-label': 'y'}}, 'text', child)`.
@@ -179,11 +183,11 @@ export function button(label, onClick, className = 'small secondary', attrs) {
  * A table in a wrapper that scrolls sideways: `columns` are header names (a
  * name ending in `#` is right-aligned), `rows` table rows; an empty list says so.
  */
-export function table(caption, columns, rows, { id, empty = 'Nothing yet.' } = {}) {
+export function table(caption, columns, rows, { id, className, empty = 'Nothing yet.' } = {}) {
   const head = h('tr', {}, columns.map((name) => h('th', { scope: 'col', className: name.endsWith('#') ? 'num' : undefined }, name.replace(/#$/, ''))));
   const body = h('tbody', {}, rows);
   if (rows.length === 0) body.append(h('tr', {}, h('td', { colSpan: columns.length, className: 'muted' }, empty)));
-  return h('div', { className: 'scroll' }, h('table', { className: 'table', id }, h('caption', {}, caption), h('thead', {}, head), body));
+  return h('div', { className: 'scroll' }, h('table', { className: className ? `table ${className}` : 'table', id }, h('caption', {}, caption), h('thead', {}, head), body));
 }
 
 /** A definition list of the pairs whose value is not empty. */
@@ -210,7 +214,7 @@ export function inTime(ms) {
 
 /** A status or state cell, coloured by its value. */
 export function statusCell(value, prefix = 'status') {
-  return cell(value ?? '', { oneLine: true, className: `${prefix}-${value}` });
+  return cell(value ?? '', { oneLine: true, className: `${prefix} ${prefix}-${value}` });
 }
 
 /** A value as pretty-printed JSON in a `<pre>`. */
@@ -267,14 +271,15 @@ export async function guarded(work) {
  * kept to go back, and where each page began.
  */
 export class Pager {
-  constructor(label, reload) {
+  /** @param label names the pager ("<label> pages"); @param list its `data-list`; @param reload reads the list again */
+  constructor(label, reload, list = label.toLowerCase()) {
     this.label = label;
     this.reload = reload;
     this.reset();
     this.previous = button('Previous', () => this.turn(-1));
     this.next = button('Next', () => this.turn(1));
     this.position = h('span', { className: 'muted', attrs: { 'aria-live': 'polite' } });
-    this.element = h('nav', { className: 'pager', attrs: { 'aria-label': `${label} pages` } }, this.previous, this.position, this.next);
+    this.element = h('nav', { className: 'pager', dataset: { list }, attrs: { 'aria-label': `${label} pages` } }, this.previous, this.position, this.next);
   }
 
   /** Back to the first page. */
