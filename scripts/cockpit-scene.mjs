@@ -17,7 +17,7 @@ export const SCENE_MERCHANTS = Object.freeze({
   day: 'SBTESTPUBK_MerchantDay01',
   /** subscription.yaml's: a daily subscription, its clock three days on with the next charge due, a receiver that failed twice. */
   subscriber: 'SBTESTPUBK_Subscriber01',
-  /** The scene's own: a declined card, a card awaiting its OTP, a failed account payment, a long reference, an override, a receiver still failing. */
+  /** The scene's own: a declined card, a card awaiting its OTP, a failed account payment, a long reference, an override, a receiver failing four times. */
   qa: 'SBTESTPUBK_CockpitQa0001',
 });
 
@@ -151,8 +151,8 @@ async function firstAttemptsMade(base, publicKey, timeoutMs = 10_000) {
  * What each view then shows: three merchants, fifteen payments (card, account,
  * transfer, mobile money, a subscription and its three charges, an order;
  * succeeded, failed, pending, refunded, cancelled), deliveries acknowledged,
- * retried and still failing, two clocks moved (the subscriber's three days on,
- * its next charge due), an override, and the journal of it all.
+ * retried and still failing, three clocks moved (the subscriber's three days
+ * on, its next charge due), an override, and the journal of it all.
  * @returns {Promise<{merchants: typeof SCENE_MERCHANTS, references: typeof SCENE_REFERENCES, receiverUrl: string, close(): Promise<void>}>}
  * @throws Error naming the request whose answer was not 2xx, or the deliveries that made no attempt in time.
  */
@@ -169,8 +169,11 @@ export async function stageCockpitScene(base, { receiverPort = 0 } = {}) {
     await control(base, 'POST', '/fixtures', qaDocument(receiver.url));
     await firstAttemptsMade(base, SCENE_MERCHANTS.day);
     await firstAttemptsMade(base, SCENE_MERCHANTS.qa);
-    // One minute on: the day's failed first attempt is retried (30 s later) and acknowledged; the qa merchant's retries stay due.
+    // One minute on: the day's failed first attempt is retried (30 s later) and acknowledged.
     await control(base, 'POST', `/clock/${SCENE_MERCHANTS.day}/advance`, { by: 'PT1M' });
+    // Thirteen minutes on: the qa merchant's receiver fails three retries more (30 s, 2 min and 10 min after each failure), and the
+    // next is due half an hour after the last: nothing the scene made falls due in real time while a check or a picture runs.
+    await control(base, 'POST', `/clock/${SCENE_MERCHANTS.qa}/advance`, { by: 'PT13M' });
     return { merchants: SCENE_MERCHANTS, references: SCENE_REFERENCES, receiverUrl: receiver.url, close: receiver.close };
   } catch (error) {
     await receiver.close();
