@@ -11,8 +11,8 @@ import { launchBrowser } from './support.js';
  * view over the cockpit scene (scripts/cockpit-scene.mjs), no cell that holds
  * a code, state, status, amount, method, time, key or reference (marked
  * `data-one-line`) breaks its text over two lines, no word of any table cell
- * is broken over two, and nothing is wider than the window but inside a
- * wrapper that scrolls sideways.
+ * (or description list's value) is broken over two, and nothing is wider
+ * than the window but inside a wrapper that scrolls sideways.
  */
 
 const WIDTHS = [
@@ -76,16 +76,17 @@ function cellsOnSeveralLines(page: Page): Promise<string[]> {
 }
 
 /**
- * Each word of a table cell (a run of letters, digits and underscores) that
- * the layout breaks over two lines, with its cell's text: a cell of prose may
- * wrap between words, never inside one. A word's rectangles lie on one line
- * unless it was broken. A block of code (`pre`: a body as sent) is left out:
+ * Each word (a run of letters, digits and underscores) of a table cell, or of
+ * a description list's value (a table of two columns: a payment's fields),
+ * that the layout breaks over two lines, with its cell's text: a cell of prose
+ * may wrap between words, never inside one. A word's rectangles lie on one
+ * line unless it was broken. A block of code (`pre`: a body as sent) is left out:
  * it keeps its lines as they are and may wrap a long one anywhere.
  */
 function wordsBrokenInCells(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const broken: string[] = [];
-    for (const cell of document.querySelectorAll('td, th')) {
+    for (const cell of document.querySelectorAll('td, th, dd')) {
       const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
       for (let node = walker.nextNode(); node; node = walker.nextNode()) {
         if (node.parentElement?.closest('pre')) continue;
