@@ -84,7 +84,9 @@ try {
     for (const { name, view, path, pictured } of cockpitAddresses()) {
       if (!pictured) continue;
       await page.goto(`${base}${path}`);
-      await page.waitForSelector(`main#view[data-view="${view}"][data-ready="true"]`, { timeout: 15_000 });
+      await page.waitForSelector(`main#view[data-view="${view}"][data-ready="true"]`, { timeout: 15_000 }).catch((error) => {
+        throw new Error(`${name} (${path}) at ${width} px never said it had drawn its data (data-ready): ${error.message}`);
+      });
       const file = `${OUT}/${name}-${width}.png`;
       const height = await page.evaluate(() => document.documentElement.scrollHeight);
       const clip = fullPage && height > MAX_HEIGHT ? { x: 0, y: 0, width, height: MAX_HEIGHT } : undefined;
