@@ -19,6 +19,8 @@ import { fill, journalCursor, journalCursorId, pageBody, pageOfList, pageOfRows,
 import { notificationHandlers, type NotificationControls } from './notifications.js';
 import { paymentView, scenarioView } from './views.js';
 import { paymentStory } from './story.js';
+import { paymentActionHandlers } from './actions.js';
+import type { Links } from '../domain/answer.js';
 import { once } from 'node:events';
 import { Socket } from 'node:net';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -56,6 +58,8 @@ export interface ControlDependencies {
   knownStates: KnownStates;
   /** the live events GET /events streams (docs/decisions.md#d80-server-sent-events) */
   events: SandboxEvents;
+  /** the sandbox's page links, given to the merchant's operations a payment's refund, cancel and capture run */
+  links: Links;
 }
 
 type Handler = (req: Request, res: Response) => Promise<void> | void;
@@ -249,6 +253,7 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
     getPayment: (req, res) => {
       res.json(paymentView(onePayment(req)));
     },
+    ...paymentActionHandlers({ store, engine: selector.engine, links: deps.links, clocks, outbox, onePayment: (req, publicKey) => onePayment(req, publicKey) }),
     getPaymentStory: (req, res) => {
       res.json(paymentStory({ store, journal, agenda: deps.notifications.agenda, clocks }, onePayment(req)));
     },

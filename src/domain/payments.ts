@@ -153,6 +153,8 @@ export function newPayment(facts: Pick<RequestFacts, 'merchant'>, fields: NewPay
     scenario: '',
     // Every record has the key, set or not: adding a key to a spread copy costs V8 a new map each time, a key already there does not.
     due: undefined,
+    // The same for the history transition() sets: the record's hidden class stays the one of every payment.
+    history: undefined,
     createdAt: now,
     updatedAt: now,
     ...fields.kept,

@@ -83,7 +83,7 @@ describe('a payment\'s story', { timeout: 30_000 }, () => {
     const first = page.locator('#timeline li[data-kind="request"]').first();
     await first.getByText('Request and response').click();
     expect(await first.locator('pre.json').first().textContent()).toContain('"paymentReference": "STORY-ACC-1"');
-    expect(await first.getByRole('button', { name: /^Copy request \d+ as curl$/ }).count()).toBe(1);
+    expect(await first.getByRole('button', { name: /^Copy as curl: request \d+$/ }).count()).toBe(1);
     await screenshot(page, 'cockpit-story-delivered');
   });
 

@@ -138,7 +138,8 @@ async function refreshUntil<T>(read: () => Promise<T>, accept: (value: T) => boo
 
 /** Opens a delivery's attempts and event (the row under it) and returns that row. */
 async function openDetails(row: Locator): Promise<Locator> {
-  const toggle = row.getByRole('button', { name: /^Attempts of delivery / });
+  const toggle = row.locator('button[aria-controls]');
+  expect(await toggle.getAttribute('aria-label')).toMatch(/^Open the attempts of delivery dlv_/);
   expect(await toggle.getAttribute('aria-expanded')).toBe('false');
   const details = page.locator(`#${await toggle.getAttribute('aria-controls')}`);
   await toggle.click();

@@ -77,7 +77,7 @@ describe('the dashboard for QA', () => {
 
     await open(`journal?path=/payments/initiates&publicKey=${merchant.publicKey}`, 'journal');
     const initiateRow = page.locator('#journal tbody tr.entry', { hasText: '/payments/initiates' }).first();
-    await initiateRow.getByRole('button', { name: /^Entry \d+: POST \/payments\/initiates$/ }).click();
+    await initiateRow.getByRole('button', { name: /^Open entry \d+: POST \/payments\/initiates$/ }).click();
     // The entry opens in a row of its own, across the whole table.
     const opened = page.locator(`#${await initiateRow.getByRole('button').last().getAttribute('aria-controls')}`);
     await opened.waitFor({ state: 'visible' });

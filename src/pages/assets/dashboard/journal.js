@@ -24,7 +24,7 @@ export function mount({ main, search, setQuery, refresh }) {
   };
   const form = h('form', { className: 'row', id: 'journal-filters', attrs: { 'aria-label': 'Filter the journal' } },
     field('Path', controls.path), field('Status', controls.status), field('Scenario', controls.scenario), field('paymentReference', controls.paymentReference), field('Merchant (public key)', controls.publicKey),
-    h('button', { type: 'submit' }, 'Apply'), button('Clear', () => { pager.reset(); setQuery({}); }));
+    h('button', { type: 'submit' }, 'Apply'), button('Clear', () => { pager.reset(); setQuery({}); }, 'secondary'));
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     pager.reset();
@@ -57,8 +57,9 @@ function entryRows(r) {
     else opened.delete(r.id);
     document.getElementById(id).hidden = !opening;
     toggle.setAttribute('aria-expanded', String(opening));
+    toggle.setAttribute('aria-label', `${opening ? 'Close' : 'Open'} entry ${r.id}: ${r.method} ${r.path}`);
     toggle.textContent = opening ? 'Close' : 'Open';
-  }, 'small secondary', { 'aria-expanded': String(open), 'aria-controls': id, 'aria-label': `Entry ${r.id}: ${r.method} ${r.path}` });
+  }, 'small secondary', { 'aria-expanded': String(open), 'aria-controls': id, 'aria-label': `${open ? 'Close' : 'Open'} entry ${r.id}: ${r.method} ${r.path}` });
   const row = h('tr', { className: 'entry', dataset: { entry: String(r.id) } },
     cell(when(r.time), { oneLine: true }), cell(r.method, { oneLine: true }), cell(r.path, { oneLine: true }),
     cell(r.status === 0 ? `no answer (${r.fault ?? 'fault'})` : String(r.status), { oneLine: true, className: r.status >= 400 || r.status === 0 ? 'bad' : undefined }),

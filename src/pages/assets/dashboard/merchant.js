@@ -38,7 +38,7 @@ export function mount({ main, params, search, setQuery, refresh }) {
     field('Reference contains', controls.q, 'wide-field'), field('Created from (merchant clock)', controls.from), field('Created before', controls.to),
     field('Order', controls.order),
     h('button', { type: 'submit' }, 'Apply'),
-    button('Clear', () => { pager.reset(); setQuery({}); }));
+    button('Clear', () => { pager.reset(); setQuery({}); }, 'secondary'));
   const applyFilters = () => {
     pager.reset();
     setQuery(Object.fromEntries(FILTERS.map((name) => [name, controls[name].value.trim()])));
@@ -97,7 +97,12 @@ export function mount({ main, params, search, setQuery, refresh }) {
         cell(item.orderId, { oneLine: true }), cell(item.productDescription, { className: 'text' }),
         cell(`${item.currency} ${item.amount}`, { oneLine: true, className: 'num' }), cell(when(item.updatedAt), { oneLine: true })))),
       { id: 'orders' }));
-    glance.replaceChildren(webhookCard(publicKey, webhook, refresh), clockCard(publicKey, clock), overridesCard(overrides, refresh));
+    // The notification URL's form is drawn again only when the URL changed: an event must not wipe what is being typed.
+    const webhookKey = JSON.stringify(webhook);
+    const kept = glance.querySelector('#webhook');
+    const webhookShown = kept && kept.dataset.key === webhookKey ? kept : webhookCard(publicKey, webhook, refresh);
+    webhookShown.dataset.key = webhookKey;
+    glance.replaceChildren(webhookShown, clockCard(publicKey, clock), overridesCard(overrides, refresh));
   }
 
   return {

@@ -31,7 +31,7 @@ export function mount({ main, search, setQuery, refresh }) {
   const apply = () => { pager.reset(); setQuery(Object.fromEntries(FILTERS.map((name) => [name, controls[name].value.trim()]))); };
   const filters = h('form', { className: 'row', id: 'delivery-filters', attrs: { 'aria-label': 'Filter deliveries' } },
     field('Merchant (public key)', controls.publicKey, 'wide-field'), field('State', controls.state), field('Event type', controls.eventType), field('paymentReference', controls.paymentReference),
-    h('button', { type: 'submit' }, 'Apply'), button('Clear', () => { pager.reset(); setQuery({}); }));
+    h('button', { type: 'submit' }, 'Apply'), button('Clear', () => { pager.reset(); setQuery({}); }, 'secondary'));
   filters.addEventListener('submit', (event) => { event.preventDefault(); apply(); });
   for (const name of ['state', 'eventType']) controls[name].addEventListener('change', apply);
   const list = h('div');
@@ -67,8 +67,9 @@ function deliveryRows(d, refresh) {
     else opened.delete(d.id);
     document.getElementById(detailsId).hidden = !opening;
     toggle.setAttribute('aria-expanded', String(opening));
+    toggle.setAttribute('aria-label', `${opening ? 'Close' : 'Open'} the attempts of delivery ${d.id}`);
     toggle.textContent = opening ? 'Close' : 'Open';
-  }, 'small secondary', { 'aria-expanded': String(open), 'aria-controls': detailsId, 'aria-label': `Attempts of delivery ${d.id}` });
+  }, 'small secondary', { 'aria-expanded': String(open), 'aria-controls': detailsId, 'aria-label': `${open ? 'Close' : 'Open'} the attempts of delivery ${d.id}` });
   toggle.textContent = open ? 'Close' : 'Open';
   const redeliver = button('Redeliver', () => guarded(async () => {
     const copy = await call('POST', `/webhooks/deliveries/${segment(d.id)}/redeliver`);

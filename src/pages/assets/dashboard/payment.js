@@ -50,7 +50,12 @@ export function mount({ main, params, refresh }) {
       ['Created', `${when(p.createdAt)} UTC`],
       ['Updated', `${when(p.updatedAt)} UTC`],
     ]));
-    actions.replaceChildren(h('h2', { id: 'actions-title' }, 'Actions'), ...actionsFor(story, refresh));
+    // Drawn again only when what they depend on changed: an event must not wipe an amount being typed.
+    const actionsKey = JSON.stringify([p.status, p.refundedAmount, p.capturedAmount, story.due.filter((item) => item.kind === 'settlement')]);
+    if (actions.dataset.key !== actionsKey) {
+      actions.dataset.key = actionsKey;
+      actions.replaceChildren(h('h2', { id: 'actions-title' }, 'Actions'), ...actionsFor(story, refresh));
+    }
     timeline.replaceChildren(h('h2', { id: 'story-title' }, 'Story'), ...storyOf(story, refresh));
   }
 
@@ -65,37 +70,14 @@ function subscriptionOf(p) {
   return s.status === 'ACTIVE' && s.nextChargeAt ? `${s.billingCycle.toLowerCase()} ${p.currency} ${s.amount}, next charge ${when(s.nextChargeAt)} UTC (${charged})` : `subscription ${s.status.toLowerCase()} (${charged})`;
 }
 
-/**
- * The story: GET /payments/{paymentReference}/story; where the sandbox has
- * no such endpoint yet, put together from the payment, the journal, the
- * deliveries and the clock. `undefined` when the payment is not known.
- */
+/** The story (GET /payments/{paymentReference}/story); `undefined` when the merchant has no such payment. */
 async function readStory(publicKey, paymentReference) {
   try {
     return await call('GET', `/payments/${segment(paymentReference)}/story${query({ publicKey })}`);
   } catch (error) {
-    if (error.status !== 404) throw error;
-  }
-  let payment;
-  try {
-    payment = await call('GET', `/payments/${segment(paymentReference)}${query({ publicKey })}`);
-  } catch (error) {
     if (error.status === 404) return undefined;
     throw error;
   }
-  const [requests, deliveries, clock] = await Promise.all([
-    call('GET', `/requests${query({ publicKey, paymentReference, limit: 100 })}`),
-    call('GET', `/webhooks/deliveries${query({ publicKey, paymentReference, limit: 100 })}`),
-    call('GET', `/clock/${segment(publicKey)}`),
-  ]);
-  return {
-    payment,
-    requests: requests.requests.map((r) => ({ ...r, at: r.time, code: r.response?.body?.data?.code ?? r.response?.body?.code })).reverse(),
-    requestsComplete: !requests.next,
-    states: [],
-    deliveries: deliveries.deliveries.reverse(),
-    due: clock.pending.filter((item) => item.paymentReference === paymentReference),
-  };
 }
 
 function actionsFor(story, refresh) {
@@ -186,8 +168,8 @@ function entryHead(what, at, ...rest) {
 function requestEntry(r) {
   const status = r.status === 0 ? `no answer (${r.fault ?? 'fault'})` : String(r.status);
   const body = h('div', { className: 'panes' },
-    h('div', {}, h('h4', {}, 'Request (masked as the journal keeps it)'), json(r.request)),
-    h('div', {}, h('h4', {}, 'Response'), r.response ? json(r.response) : h('p', { className: 'hint' }, 'No answer was sent.')));
+    h('div', {}, h('p', { className: 'pane-title' }, 'Request (masked as the journal keeps it)'), json(r.request)),
+    h('div', {}, h('p', { className: 'pane-title' }, 'Response'), r.response ? json(r.response) : h('p', { className: 'hint' }, 'No answer was sent.')));
   const details = disclosure('Request and response', body, openEntries.has(r.id));
   details.addEventListener('toggle', () => { if (details.open) openEntries.add(r.id); else openEntries.delete(r.id); });
   return h('li', { className: 'kind-request', dataset: { kind: 'request', path: r.path } },
@@ -201,10 +183,10 @@ function requestEntry(r) {
     details);
 }
 
-// The copy button's name says what it copies: "Copy request 12 as curl".
+// The copy button's name says what it copies: "Copy as curl: request 12".
 function curlButton(r) {
   const b = copyButton('', curlOf(r));
-  b.setAttribute('aria-label', `Copy request ${r.id} as curl`);
+  b.setAttribute('aria-label', `Copy as curl: request ${r.id}`);
   b.textContent = 'copy as curl';
   return b;
 }

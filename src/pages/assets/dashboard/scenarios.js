@@ -66,6 +66,8 @@ function testValues(s) {
     if (value && typeof value === 'object' && !Array.isArray(value)) for (const [k, v] of Object.entries(value)) walk(v, path ? `${path}.${k}` : k);
     else flat.push(`${path} ${Array.isArray(value) ? value.join(' | ') : value}`);
   };
-  walk(s.match ?? {}, '');
+  // The operation is in its own column.
+  const { operation: _operation, ...values } = s.match ?? {};
+  walk(values, '');
   return flat.length === 0 ? (s.explicit ? 'X-Sandbox-Scenario header or an override' : 'any request') : flat.join(', ');
 }
