@@ -67,8 +67,9 @@ export function createApp(deps: AppDependencies): SandboxApp {
       const { ASSETS } = await import('../pages/router.js');
       return (req, res, next) => {
         if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-        // Without its slash, the shell's relative addresses would resolve one level up.
-        if (!req.originalUrl.split('?')[0]!.endsWith('/') && req.path === '/') return toDashboard(req, res, next);
+        // Without its slash the address names no view: the overview's, its query kept.
+        const [path, search] = req.originalUrl.split(/\?(.*)/s);
+        if (!path!.endsWith('/') && req.path === '/') return res.redirect(303, `${CONTROL_BASE}/dashboard/${search ? `?${search}` : ''}`);
         res.set('Content-Security-Policy', DASHBOARD_POLICY);
         res.set('Cache-Control', 'no-store');
         res.status(isDashboardView(req.path) ? 200 : 404).sendFile('dashboard.html', { root: ASSETS });

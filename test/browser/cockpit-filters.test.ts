@@ -111,6 +111,24 @@ describe('the other views\' filters and forms', { timeout: 30_000 }, () => {
     expect(await row.locator('td').nth(2).textContent()).toContain('FAILED 1');
   });
 
+  it('the overview names a failing receiver, and links to its deliveries', async () => {
+    const failing = await api.merchant();
+    // The fault answers in the receiver's place: nothing is sent anywhere.
+    await control.send('PUT', `/webhooks/${failing.publicKey}`, { body: { url: 'http://127.0.0.1:9/webhook' } });
+    await control.send('POST', `/webhooks/${failing.publicKey}/faults`, { body: { kind: 'receiver-error', status: 500, attempts: 3 } });
+    const started = await api.as(failing, 'POST', '/payments/initiates', accountPayment({ paymentReference: 'FILTER-FAILING-1' }));
+    await api.as(failing, 'POST', '/payments/validate', { linkingReference: started.body.data.payments.linkingReference, otp: '123456' });
+    await expect.poll(() => sandbox.store.deliveries(failing.publicKey)[0]?.attempts.length ?? 0, { timeout: 5000 }).toBeGreaterThan(0);
+    await open('', 'overview');
+    const row = page.locator(`#merchants tbody tr[data-merchant="${failing.publicKey}"]`);
+    expect(await row.locator('td').last().textContent()).toBe('1');
+    const named = page.locator('section', { has: page.locator('#failing-title') }).getByRole('link', { name: failing.publicKey });
+    await named.click();
+    await ready('notifications');
+    expect(new URL(page.url()).searchParams.get('publicKey')).toBe(failing.publicKey);
+    expect(await page.locator('#deliveries > tbody').textContent()).toContain('FILTER-FAILING-1');
+  });
+
   it('the journal narrows by path and status', async () => {
     await api.as(merchant, 'POST', '/payments/validate', { linkingReference: 'SBLNK_nosuchlink0000000000', otp: '123456' });
     await open(`journal?publicKey=${merchant.publicKey}`, 'journal');

@@ -50,6 +50,8 @@ describe('the dashboard\'s addresses', () => {
       const answer = await fetch(`${sandbox.url}${target}`, { redirect: 'manual' });
       expect({ target, status: answer.status, location: answer.headers.get('location') }).toEqual({ target, status: 303, location: '/__sandbox/dashboard/' });
     }
+    const kept = await fetch(`${sandbox.url}/__sandbox/dashboard?q=abc`, { redirect: 'manual' });
+    expect(kept.headers.get('location')).toBe('/__sandbox/dashboard/?q=abc');
   });
 
   it('answers an unknown view 404, and the page says there is no such view', async () => {
@@ -92,6 +94,51 @@ describe('the dashboard\'s addresses', () => {
     await page.goBack();
     await page.waitForSelector('main#view[data-view="overview"][data-ready="true"]');
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+  });
+
+  it('shortens a long reference in its middle, the whole of it in its title, copied by a named button', async () => {
+    const long = 'VIEW-A-REFERENCE-LONG-ENOUGH-TO-BE-SHORTENED-0001';
+    await api.as(merchant, 'POST', '/payments/initiates', cardPayment({ paymentReference: long }));
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: sandbox.url });
+    await open(`merchants/${merchant.publicKey}`, 'merchant');
+    const shown = page.locator(`#payments tr[data-reference="${long}"] td[data-one-line] .short`).first();
+    expect(await shown.getAttribute('title')).toBe(long);
+    expect(await shown.textContent()).toMatch(/^VIEW-A-REF.*….*-0001$/);
+    await page.getByRole('button', { name: `Copy paymentReference ${long}` }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(long);
+  });
+
+  it('reaches the header\'s controls by keyboard, with a visible focus, and the pause switch toggles by key', async () => {
+    await open('', 'overview');
+    const pause = page.locator('#pause');
+    for (let n = 0; n < 20 && !(await pause.evaluate((element) => element === document.activeElement)); n += 1) await page.keyboard.press('Tab');
+    expect(await pause.evaluate((element) => element === document.activeElement)).toBe(true);
+    expect(await pause.evaluate((element) => getComputedStyle(element).outlineStyle)).not.toBe('none');
+    await page.keyboard.press('Enter');
+    expect(await pause.getAttribute('aria-pressed')).toBe('true');
+    await page.keyboard.press('Space');
+    expect(await pause.getAttribute('aria-pressed')).toBe('false');
+  });
+
+  it('reads the live events with the last id it saw on reconnecting, and refetches on a reload event', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const tab = await context.newPage();
+    const asked: Array<string | undefined> = [];
+    // The first stream ends after one event, as a restarted sandbox or a proxy would end it; the next goes through.
+    await tab.route('**/__sandbox/events', async (route) => {
+      asked.push(route.request().headers()['last-event-id']);
+      if (asked.length > 1) return route.continue();
+      await route.fulfill({ status: 200, headers: { 'content-type': 'text/event-stream' }, body: ': connected\n\nid: 41\ndata: {"id":41,"at":"2026-01-01T00:00:00.000Z","kind":"reload"}\n\n' });
+    });
+    let reads = 0;
+    tab.on('request', (request) => { if (new URL(request.url()).pathname === '/__sandbox/overview') reads += 1; });
+    await tab.goto(base());
+    await tab.waitForSelector('main#view[data-view="overview"][data-ready="true"]');
+    await expect.poll(() => asked.length, { timeout: 5000 }).toBeGreaterThanOrEqual(2);
+    expect(asked.slice(0, 2)).toEqual([undefined, '41']);
+    // The reload event made the view read its state again.
+    await expect.poll(() => reads, { timeout: 2000 }).toBeGreaterThanOrEqual(2);
+    await context.close();
   });
 
   it('ran without a script error', () => {

@@ -108,6 +108,7 @@ const webhookFacts = () => page.locator('#webhook dl').textContent();
 /** Sets the merchant's notification URL through the form of its view. */
 async function setUrl(shown: TestMerchant, url: string) {
   await open(`merchants/${shown.publicKey}`, 'merchant');
+  await page.locator('#webhook summary').click();
   await page.getByLabel('Notification URL').fill(url);
   await page.getByLabel('Schedule', { exact: true }).selectOption('current');
   await page.getByRole('button', { name: 'Set notification URL' }).click();

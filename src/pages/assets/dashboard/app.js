@@ -74,15 +74,20 @@ async function route() {
   await refresh();
 }
 
-// One load at a time: one started before an action or an event must not finish after a later one.
+// One load at a time: one started before an action or an event must not finish after a later one. A load
+// asked for while another waits to start is that one: a burst of events cannot queue loads without end.
 let loading = Promise.resolve();
+let queued;
 function refresh() {
   // Absent from now until the view has drawn what it reads: a reader (or a test) waits for it again.
   main.removeAttribute('data-ready');
-  const shown = current;
-  const mine = generation;
+  if (queued) return queued;
   const run = loading.then(async () => {
-    if (current !== shown || mine !== generation) return;
+    queued = undefined;
+    // The view on show when the load starts, not when it was asked for: an address opened meanwhile is the one read.
+    const shown = current;
+    const mine = generation;
+    if (!shown) return;
     main.removeAttribute('data-ready');
     try {
       await shown.instance.load();
@@ -91,6 +96,7 @@ function refresh() {
     }
     if (current === shown && mine === generation) main.dataset.ready = 'true';
   });
+  queued = run;
   loading = run.catch(() => undefined);
   return run;
 }

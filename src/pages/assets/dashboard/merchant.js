@@ -2,7 +2,7 @@
 // address, so a filtered list can be bookmarked) and server-side paging, and
 // its notification URL, faults, clock and overrides at a glance.
 import {
-  Pager, button, call, cell, facts, field, guarded, h, input, inTime, keyCell, link, nav, paymentHref, query, readPage, segment, select, shortValue,
+  Pager, button, call, cell, disclosure, facts, field, guarded, h, input, inTime, keyCell, link, nav, paymentHref, query, readPage, segment, select, shortValue,
   statusCell, table, when,
 } from './ui.js';
 
@@ -52,7 +52,7 @@ export function mount({ main, params, search, setQuery, refresh }) {
   const ordersPager = new Pager('Orders', refresh);
 
   main.append(
-    h('h1', {}, 'Merchant ', shortValue('publicKey', publicKey, { max: 40 })),
+    h('h1', {}, 'Merchant ', shortValue('publicKey', publicKey, { max: 40, breaks: true })),
     glance,
     h('section', { className: 'card', attrs: { 'aria-labelledby': 'payments-title' } }, h('h2', { id: 'payments-title' }, 'Payments'), filterForm, payments, pager.element),
     h('section', { className: 'card', attrs: { 'aria-labelledby': 'orders-title' } }, h('h2', { id: 'orders-title' }, 'Orders'), orders, ordersPager.element),
@@ -145,7 +145,7 @@ function webhookCard(publicKey, view, refresh) {
   return h('section', { className: 'card', id: 'webhook', attrs: { 'aria-labelledby': 'webhook-title' } },
     h('h2', { id: 'webhook-title' }, 'Notifications'),
     facts([['Sent to', view.url ?? 'nowhere: no notification URL'], ['Source', SOURCES[view.source] ?? view.source], ['Schedule', view.schedule], ['Events', view.events ? view.events.join(', ') : 'all'], ['Faults', faults]]),
-    form,
+    disclosure(view.source === 'merchant' ? 'Change the notification URL' : 'Set a notification URL', form),
     h('div', { className: 'actions' },
       view.source === 'merchant' ? button('Remove notification URL', () => guarded(async () => { await call('DELETE', `/webhooks/${segment(publicKey)}`); nav.notice(`Removed the notification URL of ${publicKey}.`); await refresh(); }), 'small danger') : undefined,
       link(`/__sandbox/dashboard/notifications${query({ publicKey })}`, 'Deliveries and faults')));

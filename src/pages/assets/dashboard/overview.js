@@ -60,7 +60,7 @@ export function mount({ main, search, setQuery, refresh }) {
     const bad = page.merchants.filter((m) => m.failingDeliveries > 0);
     failing.replaceChildren(bad.length === 0
       ? h('p', { className: 'hint' }, 'No receiver is failing among the merchants shown.')
-      : h('ul', {}, bad.map((m) => h('li', {}, link(`/__sandbox/dashboard/notifications${query({ publicKey: m.publicKey, state: 'scheduled' })}`, `${m.publicKey}`), `: ${m.failingDeliveries} failing ${m.failingDeliveries === 1 ? 'delivery' : 'deliveries'}`, m.webhook?.url ? ` to ${m.webhook.url}` : ''))));
+      : h('ul', {}, bad.map((m) => h('li', {}, link(`/__sandbox/dashboard/notifications${query({ publicKey: m.publicKey })}`, `${m.publicKey}`), `: ${m.failingDeliveries} failing ${m.failingDeliveries === 1 ? 'delivery' : 'deliveries'}`, m.webhook?.url ? ` to ${m.webhook.url}` : ''))));
   }
 
   return { load, update(next) { shown = next; find.value = next.get('q') ?? ''; }, touches: () => true };

@@ -4,7 +4,7 @@
 // due; with the actions its state allows.
 import {
   button, call, cell, copyButton, disclosure, facts, field, guarded, h, input, inTime, json, keyCell, link, merchantHref, nav, query, segment,
-  shortValue, statusCell, table, when,
+  shortValue, table, when,
 } from './ui.js';
 
 /** The view's name, its `data-view`. */
@@ -19,7 +19,7 @@ const openEntries = new Set();
 /** Draws the view into `main`; `load()` reads and draws its data. */
 export function mount({ main, params, refresh }) {
   const { publicKey, paymentReference } = params;
-  const heading = h('h1', {}, 'Payment ', shortValue('paymentReference', paymentReference, { max: 40 }));
+  const heading = h('h1', {}, 'Payment ', shortValue('paymentReference', paymentReference, { max: 40, breaks: true }));
   const summary = h('section', { className: 'card', id: 'summary', attrs: { 'aria-labelledby': 'summary-title' } });
   const actions = h('section', { className: 'card', id: 'actions', attrs: { 'aria-labelledby': 'actions-title' } });
   const timeline = h('section', { className: 'card', id: 'story', attrs: { 'aria-labelledby': 'story-title' } });
@@ -45,8 +45,8 @@ export function mount({ main, params, refresh }) {
       ['Subscription', subscriptionOf(p)],
       ['Recurring', p.recurring ? (p.recurring.kind === 'scheduled' ? `charge ${p.recurring.cycle} of ${p.recurring.billingId}` : `debit of ${p.recurring.billingId}`) : ''],
       ['Scenario', p.scenario],
-      ['linkingReference', shortValue('linkingReference', p.linkingReference, { max: 30 })],
-      ['Merchant', shortValue('publicKey', p.publicKey, { href: merchantHref(p.publicKey), max: 30 })],
+      ['linkingReference', shortValue('linkingReference', p.linkingReference, { max: 30, breaks: true })],
+      ['Merchant', shortValue('publicKey', p.publicKey, { href: merchantHref(p.publicKey), max: 30, breaks: true })],
       ['Created', `${when(p.createdAt)} UTC`],
       ['Updated', `${when(p.updatedAt)} UTC`],
     ]));

@@ -106,18 +106,33 @@ function append(element, children) {
 }
 
 /**
+ * A long value without spaces (a URL, a key) as text that may wrap after its
+ * punctuation (`/`, `.`, `_`, `-`, `:`, `?`, `&`, `=`), never inside a word:
+ * text nodes with `<wbr>` between them.
+ */
+export function breakable(text) {
+  const parts = String(text).split(/(?<=[/._\-:?&=,])/);
+  const fragment = document.createDocumentFragment();
+  parts.forEach((part, index) => {
+    if (index > 0) fragment.append(document.createElement('wbr'));
+    fragment.append(part);
+  });
+  return fragment;
+}
+
+/**
  * A table cell. `oneLine` marks a code, state, status, amount, method, time,
  * key or reference: kept on one line (`data-one-line`).
  */
 export function cell(content, { oneLine = false, className, title } = {}) {
   const td = h('td', { className, title });
   if (oneLine) td.dataset.oneLine = '';
-  append(td, [content ?? '']);
+  append(td, [typeof content === 'string' && !oneLine ? breakable(content) : (content ?? '')]);
   return td;
 }
 
 /** `value` cut in its middle to at most `max` characters (`SBTESTPUBK_t4…kLr`), whole when short enough. */
-export function middle(value, max = 22) {
+function middle(value, max = 22) {
   if (value.length <= max) return value;
   const head = Math.ceil((max - 1) / 2);
   return `${value.slice(0, head)}…${value.slice(value.length - (max - 1 - head))}`;
@@ -153,12 +168,15 @@ export function copyButton(what, value) {
 
 /**
  * A long key or reference, shortened in its middle, the whole of it in
- * `title`, with a copy button; a link when `href` is given.
+ * `title`, with a copy button; a link when `href` is given; `breaks`: it may
+ * wrap after its punctuation (not in a one-line cell).
  */
-export function shortValue(what, value, { href, max } = {}) {
+export function shortValue(what, value, { href, max, breaks = false } = {}) {
   if (value === undefined || value === null || value === '') return h('span', { className: 'muted' }, '—');
   const text = middle(String(value), max);
-  const shown = href ? link(href, text) : h('span', {}, text);
+  // Outside a one-line cell (a heading, a field's value) it may wrap after its punctuation; Chrome honours `<wbr>` even under nowrap, so a cell gets none.
+  const content = breaks ? breakable(text) : text;
+  const shown = href ? link(href, content) : h('span', {}, content);
   shown.title = String(value);
   shown.classList.add('short');
   return h('span', { className: 'value' }, shown, copyButton(what, String(value)));
@@ -187,7 +205,9 @@ export function table(caption, columns, rows, { id, className, empty = 'Nothing 
   const head = h('tr', {}, columns.map((name) => h('th', { scope: 'col', className: name.endsWith('#') ? 'num' : undefined }, name.replace(/#$/, ''))));
   const body = h('tbody', {}, rows);
   if (rows.length === 0) body.append(h('tr', {}, h('td', { colSpan: columns.length, className: 'muted' }, empty)));
-  return h('div', { className: 'scroll' }, h('table', { className: className ? `table ${className}` : 'table', id }, h('caption', {}, caption), h('thead', {}, head), body));
+  // The wrapper scrolls sideways at narrow widths: a keyboard reaches it, and it is named by its caption.
+  return h('div', { className: 'scroll', tabIndex: 0, attrs: { role: 'region', 'aria-label': caption } },
+    h('table', { className: className ? `table ${className}` : 'table', id }, h('caption', {}, caption), h('thead', {}, head), body));
 }
 
 /** A definition list of the pairs whose value is not empty. */
@@ -195,7 +215,7 @@ export function facts(pairs) {
   const dl = h('dl', { className: 'facts' });
   for (const [term, value] of pairs) {
     if (value === undefined || value === null || value === '') continue;
-    dl.append(h('dt', {}, term), h('dd', {}, value));
+    dl.append(h('dt', {}, term), h('dd', {}, typeof value === 'string' ? breakable(value) : value));
   }
   return dl;
 }
@@ -246,11 +266,6 @@ export function select(name, options, chosen = '') {
 /** An `<input>`. */
 export function input(name, value = '', attrs = {}) {
   return h('input', { name, value: value ?? '', attrs: { autocomplete: 'off', ...attrs } });
-}
-
-/** The payment's amount, with what a pre-authorisation captured and what was refunded. */
-export function amountText(p) {
-  return `${p.currency} ${p.amount}`;
 }
 
 /** Navigates to one of the dashboard's addresses without reloading (set by app.js). */
