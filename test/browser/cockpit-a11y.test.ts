@@ -33,10 +33,10 @@ afterAll(async () => {
   await scene?.close();
 });
 
-/** Opens `path` and waits until its view has drawn its data. */
+/** Opens `path` and waits until its view has drawn its data (a view reads several lists: slow on two loaded cores). */
 async function openView(page: Page, path: string, view: string): Promise<void> {
   await page.goto(`${sandbox.url}${path}`);
-  await page.waitForSelector(`main#view[data-view="${view}"][data-ready="true"]`, { timeout: 10_000 });
+  await page.waitForSelector(`main#view[data-view="${view}"][data-ready="true"]`, { timeout: 20_000 });
 }
 
 describe.each(WIDTHS)('the dashboard at $width px', (viewport) => {
@@ -55,5 +55,5 @@ describe.each(WIDTHS)('the dashboard at $width px', (viewport) => {
   it.each(cockpitAddresses())('has no serious or critical axe violation on $name', async ({ name, view, path }) => {
     await openView(page, path, view);
     expect(await seriousViolations(page), `${name} (${path}) at ${viewport.width} px`).toEqual([]);
-  }, 30_000);
+  }, 45_000);
 });

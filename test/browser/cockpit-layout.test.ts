@@ -35,10 +35,10 @@ afterAll(async () => {
   await scene?.close();
 });
 
-/** Opens `path` and waits until its view has drawn its data. */
+/** Opens `path` and waits until its view has drawn its data (a view reads several lists: slow on two loaded cores). */
 async function openView(page: Page, path: string, view: string): Promise<void> {
   await page.goto(`${sandbox.url}${path}`);
-  await page.waitForSelector(`main#view[data-view="${view}"][data-ready="true"]`, { timeout: 10_000 });
+  await page.waitForSelector(`main#view[data-view="${view}"][data-ready="true"]`, { timeout: 20_000 });
 }
 
 /**
@@ -156,5 +156,5 @@ describe.each(WIDTHS)('the dashboard at $width px', (viewport) => {
     const wide = await tooWide(page);
     expect(wide.elements, `${where}: wider than the window outside a scrolling wrapper`).toEqual([]);
     expect(wide.pageScrolls, `${where}: the page scrolls sideways`).toBe(false);
-  }, 30_000);
+  }, 45_000);
 });
