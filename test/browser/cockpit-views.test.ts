@@ -44,7 +44,7 @@ async function open(path: string, view: string) {
   await page.waitForSelector(`main#view[data-view="${view}"][data-ready="true"]`);
 }
 
-describe('the dashboard\'s addresses', () => {
+describe('the dashboard\'s addresses', { timeout: 20_000 }, () => {
   it('sends /__sandbox and /__sandbox/ to the overview with 303', async () => {
     for (const target of ['/__sandbox', '/__sandbox/', '/__sandbox/dashboard']) {
       const answer = await fetch(`${sandbox.url}${target}`, { redirect: 'manual' });

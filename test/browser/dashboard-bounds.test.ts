@@ -99,7 +99,7 @@ describe('the dashboard with 20,000 merchants', () => {
   });
 });
 
-describe('references a URL path cannot carry', () => {
+describe('references a URL path cannot carry', { timeout: 20_000 }, () => {
   it('settles payments whose paymentReference is `.` and `..` from the dashboard', async () => {
     for (const paymentReference of ['.', '..']) {
       expect((await api.as(merchant, 'POST', '/payments/initiates', accountPayment({ paymentReference }))).body.data.code).toBe('20');

@@ -57,7 +57,7 @@ async function onPage(list: string, number: number) {
   await page.waitForSelector(`nav[data-list="${list}"][data-page="${number}"]`);
 }
 
-describe('the dashboard pages through long lists', () => {
+describe('the dashboard pages through long lists', { timeout: 20_000 }, () => {
   it('shows the first page of payments and moves to the next and back', async () => {
     await page.goto(`${sandbox.url}/__sandbox/dashboard/merchants/${merchant.publicKey}`);
     await page.waitForSelector('main#view[data-ready="true"]');

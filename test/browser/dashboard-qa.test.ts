@@ -38,7 +38,7 @@ async function open(path: string, view: string) {
 }
 
 describe('the dashboard for QA', () => {
-  it('shows statuses on one line, the refunded amount and the merchant, and opens a journal row to its redacted request', async () => {
+  it('shows statuses on one line, the refunded amount and the merchant, and opens a journal row to its redacted request', { timeout: 20_000 }, async () => {
     await paidCard('QA-CARD-REFUNDED');
     await api.send('POST', '/payments/refund', { publicKey: merchant.publicKey, paymentReference: 'QA-CARD-REFUNDED', amount: '1500.00', currency: 'NGN', country: 'NG' }, merchant.basic);
     await paidCard('QA-CARD-PARTLY');

@@ -41,7 +41,7 @@ async function open(path: string, view: string) {
 
 const showMerchant = (shown: TestMerchant) => open(`merchants/${shown.publicKey}`, 'merchant');
 
-describe('the dashboard', () => {
+describe('the dashboard', { timeout: 20_000 }, () => {
   it('shows payments, orders and the journal per merchant', async () => {
     await api.as(merchant, 'POST', '/payments/initiates', cardPayment({ paymentReference: 'DASH-CARD-1' }));
     await api.as(merchant, 'POST', '/payments/order', order({ paymentReference: 'DASH-ORD-1' }));

@@ -192,7 +192,7 @@ const live = {
         // The token form asks for it; the stream starts again once it is given.
         this.stopped = true;
         liveStatus.textContent = 'live updates need the token';
-        whenUnauthorizedNow();
+        showTokenForm();
         return;
       }
       if (!response.ok || !response.body) throw new Error(`${response.status}`);
@@ -247,7 +247,7 @@ const live = {
   },
 };
 
-function whenUnauthorizedNow() {
+function showTokenForm() {
   tokenSection.hidden = false;
 }
 

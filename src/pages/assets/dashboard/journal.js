@@ -1,7 +1,7 @@
 // The journal: requests to the Payments API, newest first, filtered by path,
 // status, scenario, reference and merchant; an entry opens in a full-width
 // row with its request and response pretty-printed.
-import { Pager, button, call, cell, field, h, input, json, keyCell, paymentHref, query, readPage, table, when } from './ui.js';
+import { filterPanel, summaryOf, Pager, button, call, cell, field, h, input, json, keyCell, paymentHref, query, readPage, table, when } from './ui.js';
 
 /** The view's name, its `data-view`. */
 export const NAME = 'journal';
@@ -31,7 +31,8 @@ export function mount({ main, search, setQuery, refresh }) {
     setQuery(Object.fromEntries(FILTERS.map((name) => [name, controls[name].value.trim()])));
   });
   const list = h('div');
-  main.append(h('h1', {}, 'Journal'), h('section', { className: 'card' }, form, list, pager.element));
+  const panel = filterPanel(form, FILTERS.filter((name) => search.get(name)).length);
+  main.append(h('h1', {}, 'Journal'), h('section', { className: 'card' }, panel, list, pager.element));
 
   async function load() {
     const params = Object.fromEntries(FILTERS.map((name) => [name, shown.get(name) ?? '']));
@@ -43,7 +44,7 @@ export function mount({ main, search, setQuery, refresh }) {
 
   return {
     load,
-    update(next) { shown = next; for (const name of FILTERS) controls[name].value = next.get(name) ?? ''; },
+    update(next) { shown = next; panel.querySelector('summary').textContent = summaryOf(FILTERS.filter((name) => next.get(name)).length); for (const name of FILTERS) controls[name].value = next.get(name) ?? ''; },
     touches: (event) => event.kind === 'payment' || event.kind === 'override' || event.kind === 'order',
   };
 }

@@ -2,7 +2,7 @@
 // address, so a filtered list can be bookmarked) and server-side paging, and
 // its notification URL, faults, clock and overrides at a glance.
 import {
-  Pager, button, call, cell, disclosure, facts, field, guarded, h, input, inTime, keyCell, link, nav, paymentHref, query, readPage, segment, select, shortValue,
+  filterPanel, summaryOf, Pager, button, call, cell, disclosure, facts, field, guarded, h, input, inTime, keyCell, link, nav, paymentHref, query, readPage, segment, select, shortValue,
   statusCell, table, when,
 } from './ui.js';
 
@@ -51,10 +51,11 @@ export function mount({ main, params, search, setQuery, refresh }) {
   const orders = h('div');
   const ordersPager = new Pager('Orders', refresh);
 
+  const panel = filterPanel(filterForm, FILTERS.filter((name) => search.get(name)).length);
   main.append(
     h('h1', {}, 'Merchant ', shortValue('publicKey', publicKey, { max: 40, breaks: true })),
     glance,
-    h('section', { className: 'card', attrs: { 'aria-labelledby': 'payments-title' } }, h('h2', { id: 'payments-title' }, 'Payments'), filterForm, payments, pager.element),
+    h('section', { className: 'card', attrs: { 'aria-labelledby': 'payments-title' } }, h('h2', { id: 'payments-title' }, 'Payments'), panel, payments, pager.element),
     h('section', { className: 'card', attrs: { 'aria-labelledby': 'orders-title' } }, h('h2', { id: 'orders-title' }, 'Orders'), orders, ordersPager.element),
     h('section', { className: 'card' }, h('h2', {}, 'Reset'), button('Reset this merchant', () => guarded(async () => {
       await call('POST', `/reset${query({ publicKey })}`);
@@ -107,7 +108,7 @@ export function mount({ main, params, search, setQuery, refresh }) {
 
   return {
     load,
-    update(next) { shownSearch = next; for (const name of FILTERS) controls[name].value = next.get(name) ?? ''; },
+    update(next) { shownSearch = next; panel.querySelector('summary').textContent = summaryOf(FILTERS.filter((name) => next.get(name)).length); for (const name of FILTERS) controls[name].value = next.get(name) ?? ''; },
     touches: (event) => !event.publicKey || event.publicKey === publicKey,
   };
 }

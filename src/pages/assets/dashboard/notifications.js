@@ -2,7 +2,7 @@
 // (query parameters of the address), each with its attempts; redeliver; and
 // a merchant's notification faults, set and cleared here.
 import {
-  Pager, button, call, cell, disclosure, facts, field, guarded, h, input, json, keyCell, nav, paymentHref, query, readPage, segment, select, statusCell,
+  filterPanel, summaryOf, Pager, button, call, cell, disclosure, facts, field, guarded, h, input, json, keyCell, nav, paymentHref, query, readPage, segment, select, statusCell,
   table, when,
 } from './ui.js';
 
@@ -36,9 +36,10 @@ export function mount({ main, search, setQuery, refresh }) {
   for (const name of ['state', 'eventType']) controls[name].addEventListener('change', apply);
   const list = h('div');
   const faults = h('div');
+  const panel = filterPanel(filters, FILTERS.filter((name) => search.get(name)).length);
   main.append(
     h('h1', {}, 'Notifications'),
-    h('section', { className: 'card', attrs: { 'aria-labelledby': 'deliveries-title' } }, h('h2', { id: 'deliveries-title' }, 'Deliveries'), filters, list, pager.element),
+    h('section', { className: 'card', attrs: { 'aria-labelledby': 'deliveries-title' } }, h('h2', { id: 'deliveries-title' }, 'Deliveries'), panel, list, pager.element),
     h('section', { className: 'card', id: 'faults', attrs: { 'aria-labelledby': 'faults-title' } }, h('h2', { id: 'faults-title' }, 'Faults'), faults),
   );
 
@@ -53,7 +54,7 @@ export function mount({ main, search, setQuery, refresh }) {
 
   return {
     load,
-    update(next) { shown = next; for (const name of FILTERS) controls[name].value = next.get(name) ?? ''; },
+    update(next) { shown = next; panel.querySelector('summary').textContent = summaryOf(FILTERS.filter((name) => next.get(name)).length); for (const name of FILTERS) controls[name].value = next.get(name) ?? ''; },
     touches: (event) => ['delivery', 'attempt', 'fault', 'webhook'].includes(event.kind) && (!shown.get('publicKey') || !event.publicKey || event.publicKey === shown.get('publicKey')),
   };
 }

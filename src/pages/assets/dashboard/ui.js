@@ -247,6 +247,19 @@ export function disclosure(summary, content, open = false) {
   return h('details', { open }, h('summary', {}, summary), content);
 }
 
+/**
+ * A list's filter form, in a panel that opens and closes: open on a wide
+ * screen, or when a filter is set; on a narrow one the list comes first.
+ * @param form the filter form; @param active how many filters the address sets
+ */
+export function filterPanel(form, active) {
+  const wide = window.matchMedia('(min-width: 40rem)').matches;
+  return h('details', { className: 'filters', open: wide || active > 0 }, h('summary', {}, summaryOf(active)), form);
+}
+
+/** What a filter panel's summary says: `Filters`, or `Filters (2 set)`. */
+export const summaryOf = (active) => (active > 0 ? `Filters (${active} set)` : 'Filters');
+
 /** A labelled form field: `field('Status', select)` with the control given an id. */
 export function field(label, control, className) {
   control.id ||= `f-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${Math.random().toString(36).slice(2, 7)}`;
