@@ -155,19 +155,30 @@ export interface ClockView {
   offsetMs: number;
   /** the same, as an ISO 8601 duration */
   offset: string;
-  /** what is due for the merchant, earliest first */
+  /** what is due for the merchant, earliest first: the first CLOCK_PENDING_LIMIT */
   pending: DueView[];
+  /** how many items are due in all (`pending` may show fewer) */
+  pendingTotal: number;
 }
+
+/**
+ * The most due items a clock view lists: a merchant with 100,000 pending
+ * payments has as many expiries, and listing them all made every clock view
+ * and the overview megabytes long (docs/decisions.md#d82-list-filters).
+ */
+export const CLOCK_PENDING_LIMIT = 100;
 
 /** The clock view of one merchant (README, "Time"). */
 export function clockViewOf(deps: Pick<NotificationControls, 'store' | 'clocks' | 'agenda'>, publicKey: string): ClockView {
   const { store, clocks, agenda } = deps;
+  const pending = agenda.pending(publicKey);
   return {
     publicKey,
     now: clocks.now(publicKey),
     offsetMs: clocks.offsetMs(publicKey),
     offset: durationOf(clocks.offsetMs(publicKey)),
-    pending: agenda.pending(publicKey).map((item) => dueView(store, publicKey, item)),
+    pending: pending.slice(0, CLOCK_PENDING_LIMIT).map((item) => dueView(store, publicKey, item)),
+    pendingTotal: pending.length,
   };
 }
 

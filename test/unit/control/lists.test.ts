@@ -267,6 +267,22 @@ describe('GET /overview', () => {
     createdAt: '2025-03-14T09:00:00.000Z', updatedAt: '2025-03-14T09:00:00.000Z',
   });
 
+  it('lists the first 100 items due on a clock and counts them all, in the clock view and the overview alike', async () => {
+    storePayments(A, 'D', 1);
+    for (let n = 1; n <= 150; n += 1) sandbox.store.putDelivery({ ...delivery(n, 'scheduled'), dueAt: new Date(Date.UTC(2099, 0, 1, 0, 0, n)).toISOString() });
+    await sandbox.store.commit();
+    const clock = await control.send('GET', `/clock/${A}`);
+    expect(clock.status).toBe(200);
+    expect(clock.body.pendingTotal).toBe(150);
+    expect(clock.body.pending).toHaveLength(100);
+    expect(clock.body.pending[0].at).toBe('2099-01-01T00:00:01.000Z');
+    const overview = await control.send('GET', '/overview');
+    const a = overview.body.merchants.find((merchant: { publicKey: string }) => merchant.publicKey === A);
+    expect(a.clock.pendingTotal).toBe(150);
+    expect(a.clock.pending).toHaveLength(100);
+    expect(a.nextDue.at).toBe('2099-01-01T00:00:01.000Z');
+  });
+
   it('counts each merchant\'s payments by status and deliveries by state, with its clock and webhook', async () => {
     storePayments(A, 'O', 10);
     storePayments(B, 'B', 2);

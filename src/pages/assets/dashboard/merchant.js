@@ -158,7 +158,7 @@ function clockCard(publicKey, clock) {
   return h('section', { className: 'card', id: 'clock', attrs: { 'aria-labelledby': 'clock-title' } },
     h('h2', { id: 'clock-title' }, 'Clock'),
     facts([['Merchant\'s time', `${when(clock.now)} UTC`], ['Ahead of real time', clock.offsetMs === 0 ? 'no (real time)' : clock.offset],
-      ['Falls due next', next ? `${KINDS[next.kind] ?? next.kind} of ${next.paymentReference}, ${inTime(Date.parse(next.at) - now)}` : 'nothing'], ['Items due', String(clock.pending.length)]]),
+      ['Falls due next', next ? `${KINDS[next.kind] ?? next.kind} of ${next.paymentReference}, ${inTime(Date.parse(next.at) - now)}` : 'nothing'], ['Items due', String(clock.pendingTotal ?? clock.pending.length)]]),
     link(`/__sandbox/dashboard/clock${query({ publicKey })}`, 'Move the clock'));
 }
 

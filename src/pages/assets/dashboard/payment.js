@@ -153,7 +153,7 @@ function storyOf(story, refresh) {
     h('li', {}, `${story.states.length} state ${story.states.length === 1 ? 'change' : 'changes'}`),
     h('li', {}, `${story.deliveries.length} ${story.deliveries.length === 1 ? 'notification' : 'notifications'}`),
     h('li', {}, `${story.due.length} still due`)));
-  if (!story.requestsComplete) out.push(h('p', { className: 'hint' }, 'The journal no longer holds every request of this payment: its oldest were let go.'));
+  if (!story.requestsComplete) out.push(h('p', { className: 'hint' }, 'The journal may not hold every request of this payment: its bounds, a clear, a restart or a moved clock leave it unsure.'));
   out.push(h('ol', { className: 'timeline', id: 'timeline' }, entries.map((entry) => entry.item)));
   out.push(h('h3', {}, 'Still due'));
   out.push(story.due.length === 0 ? h('p', { className: 'hint', id: 'due' }, 'Nothing is due for this payment.') : table('On the merchant\'s clock, earliest first', ['Due at', 'What', 'Delivery'],
