@@ -1,10 +1,8 @@
 // @module-tag browser
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cockpitAddresses, stageCockpitScene, type CockpitScene } from '../../scripts/cockpit-scene.mjs';
-import type { Sandbox } from '../../src/index.js';
-import { listeningSandbox } from '../support/sandbox.js';
-import { launchBrowser } from './support.js';
+import { cockpitAddresses } from '../../scripts/cockpit-scene.mjs';
+import { COCKPIT_WIDTHS, cockpitSession, type CockpitSession } from './cockpit-session.js';
 
 /**
  * The dashboard's tables read at a desktop's width and a phone's: on every
@@ -15,31 +13,12 @@ import { launchBrowser } from './support.js';
  * than the window but inside a wrapper that scrolls sideways.
  */
 
-const WIDTHS = [
-  { width: 1440, height: 900 },
-  { width: 360, height: 740 },
-];
-
-let sandbox: Sandbox;
-let scene: CockpitScene;
-let browser: Browser;
+let session: CockpitSession;
 
 beforeAll(async () => {
-  sandbox = await listeningSandbox();
-  scene = await stageCockpitScene(sandbox.url);
-  browser = await launchBrowser();
+  session = await cockpitSession();
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await sandbox?.close();
-  await scene?.close();
-});
-
-/** Opens `path` and waits until its view has drawn its data (a view reads several lists: slow on two loaded cores). */
-async function openView(page: Page, path: string, view: string): Promise<void> {
-  await page.goto(`${sandbox.url}${path}`);
-  await page.waitForSelector(`main#view[data-view="${view}"][data-ready="true"]`, { timeout: 20_000 });
-}
+afterAll(() => session?.close());
 
 /**
  * The text of each shown `data-one-line` cell that lays out on more than one
@@ -136,19 +115,19 @@ function tooWide(page: Page): Promise<{ pageScrolls: boolean; elements: string[]
   });
 }
 
-describe.each(WIDTHS)('the dashboard at $width px', (viewport) => {
+describe.each(COCKPIT_WIDTHS)('the dashboard at $width px', (viewport) => {
   let context: BrowserContext;
   let page: Page;
 
   beforeAll(async () => {
-    context = await browser.newContext({ viewport });
+    context = await session.browser.newContext({ viewport });
     page = await context.newPage();
     await page.route('**/*', (route) => (new URL(route.request().url()).hostname === '127.0.0.1' ? route.continue() : route.abort()));
   });
   afterAll(() => context?.close());
 
   it.each(cockpitAddresses())('keeps one-line cells and words on one line and fits the window on $name', async ({ name, view, path }) => {
-    await openView(page, path, view);
+    await session.openView(page, path, view);
     const where = `${name} (${path}) at ${viewport.width} px`;
     if (view !== 'not-found') expect(await page.locator('[data-one-line]').count(), `${where}: cells marked data-one-line (none: an empty list, or a list the sandbox refused?)`).toBeGreaterThan(0);
     expect(await cellsOnSeveralLines(page), `${where}: cells broken over lines`).toEqual([]);
