@@ -129,7 +129,7 @@ describe('the other views\' filters and forms', { timeout: 30_000 }, () => {
     expect(await page.locator('#deliveries > tbody').textContent()).toContain('FILTER-FAILING-1');
   });
 
-  it('the journal narrows by path and status', async () => {
+  it('the journal narrows by path, status, scenario and reference', async () => {
     await api.as(merchant, 'POST', '/payments/validate', { linkingReference: 'SBLNK_nosuchlink0000000000', otp: '123456' });
     await open(`journal?publicKey=${merchant.publicKey}`, 'journal');
     const paths = () => page.locator('#journal tbody tr.entry').evaluateAll((rows) => rows.map((row) => row.children[2]!.textContent));
@@ -142,6 +142,23 @@ describe('the other views\' filters and forms', { timeout: 30_000 }, () => {
     await open(`journal?publicKey=${merchant.publicKey}&status=200`, 'journal');
     expect(await paths()).toContain('/payments/initiates');
     expect(await paths()).not.toContain('/payments/validate');
+
+    // The scenario and the reference, each from its field of the form.
+    const scenario = (await control.send('GET', '/requests', { query: { paymentReference: 'FILTER-TRF-1', publicKey: merchant.publicKey } })).body.requests[0].scenario as string;
+    await open(`journal?publicKey=${merchant.publicKey}`, 'journal');
+    await page.getByLabel('Scenario', { exact: true }).fill(scenario);
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForFunction((name) => new URLSearchParams(location.search).get('scenario') === name, scenario);
+    await ready('journal');
+    const scenarios = await page.locator('#journal tbody tr.entry').evaluateAll((rows) => rows.map((row) => row.children[4]!.textContent));
+    expect(scenarios.length).toBeGreaterThan(0);
+    expect(new Set(scenarios)).toEqual(new Set([scenario]));
+    await page.getByLabel('Scenario', { exact: true }).fill('');
+    await page.getByLabel('paymentReference', { exact: true }).fill('FILTER-ACC-1');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('paymentReference') === 'FILTER-ACC-1');
+    await ready('journal');
+    expect(await paths()).toEqual(['/payments/initiates']);
   });
 
   it('sets a notification fault with its fields, and filters deliveries by state and event type', async () => {

@@ -101,6 +101,18 @@ describe('a payment\'s story', { timeout: 30_000 }, () => {
     expect(loads).toBe(before);
   });
 
+  it('fails a pending payment from its page, shown within a second without a reload', async () => {
+    await api.as(merchant, 'POST', '/payments/initiates', cardPayment({ paymentReference: 'STORY-CARD-FAIL' }));
+    await openStory('STORY-CARD-FAIL');
+    await shows('PENDING');
+    const before = loads;
+    await page.getByRole('button', { name: 'Fail', exact: true }).click();
+    await shows('FAILED');
+    expect(sandbox.store.payment(merchant.publicKey, 'STORY-CARD-FAIL')?.status).toBe('FAILED');
+    expect(await page.getByRole('button', { name: 'Complete (success)' }).count()).toBe(0);
+    expect(loads).toBe(before);
+  });
+
   it('follows a change made elsewhere within a second, without a reload', async () => {
     await api.as(merchant, 'POST', '/payments/initiates', cardPayment({ paymentReference: 'STORY-CARD-2' }));
     await openStory('STORY-CARD-2');
