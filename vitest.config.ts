@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { BROWSER_TAG, CHROMIUM, browserTestsSkipped } from './test/browser/chromium.js';
+import { POSTGRES_TAG, postgresTestsSkipped } from './test/support/postgres-binaries.js';
 
 /**
  * Two projects. `unit`: test/unit/, which mirrors src/; its tests open no
@@ -10,6 +11,9 @@ import { BROWSER_TAG, CHROMIUM, browserTestsSkipped } from './test/browser/chrom
  * The browser tests need Chromium. A contributor without it still runs every
  * other test, and the run ends saying which browser tests it skipped and how
  * to run them; CI never skips them, so a missing browser fails there.
+ * The PostgreSQL tests (tagged `postgres` by describeWithPostgres) need
+ * PostgreSQL's programs (Debian's `postgresql`, or PG_BIN), and are skipped
+ * and reported the same way.
  */
 export default defineConfig({
   test: {
@@ -34,12 +38,17 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/**/*.test.ts'],
           exclude: ['test/unit/**', 'test/docs/**', '**/node_modules/**'],
-          // The browser tests are end to end: the tag and the closing line belong to this project alone (one line a run).
+          // The browser and PostgreSQL tests are end to end: the tags and the closing lines belong to this project alone (one line a run for each).
           tags: [
             {
               name: BROWSER_TAG,
               description: `drives Chromium (${CHROMIUM}); skipped when it is missing, except in CI`,
               skip: browserTestsSkipped(),
+            },
+            {
+              name: POSTGRES_TAG,
+              description: 'starts its own PostgreSQL server (initdb, pg_ctl); skipped when PostgreSQL is missing, except in CI',
+              skip: postgresTestsSkipped(),
             },
           ],
           globalSetup: ['test/browser/skipped-notice.ts'],
