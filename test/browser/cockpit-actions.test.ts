@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import { accountPayment, ApiClient, cardPayment, listeningSandbox, type TestMerchant } from '../support/sandbox.js';
+import { LIVE_MS, storyPage, type StoryPage } from './cockpit-session.js';
 import { launchBrowser } from './support.js';
 
 /**
@@ -12,36 +13,28 @@ import { launchBrowser } from './support.js';
  * without a reload.
  */
 
-const LIVE_MS = 1000;
-
 let sandbox: Sandbox;
 let api: ApiClient;
 let merchant: TestMerchant;
 let browser: Browser;
 let page: Page;
-let loads = 0;
-const errors: string[] = [];
+let story: StoryPage;
 
 beforeAll(async () => {
   sandbox = await listeningSandbox();
   api = await ApiClient.for(sandbox);
   merchant = await api.merchant();
   browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.setDefaultTimeout(10_000);
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('load', () => { loads += 1; });
+  story = await storyPage(browser, sandbox.url);
+  page = story.page;
 }, 30_000);
 afterAll(async () => {
   await browser?.close();
   await sandbox?.close();
 });
 
-async function openStory(reference: string) {
-  await page.goto(`${sandbox.url}/__sandbox/dashboard/merchants/${merchant.publicKey}/payments/${reference}`);
-  await page.waitForSelector('main#view[data-view="payment"][data-ready="true"]');
-}
-const shows = (status: string) => page.waitForSelector(`main#view[data-status="${status}"][data-ready="true"]`, { timeout: LIVE_MS });
+const openStory = (reference: string) => story.openStory(merchant.publicKey, reference);
+const shows = (status: string, ms?: number) => story.shows(status, ms);
 const stored = (reference: string) => sandbox.store.payment(merchant.publicKey, reference)!;
 
 async function paidAccount(reference: string) {
@@ -54,7 +47,7 @@ describe('the actions of a payment\'s story', { timeout: 30_000 }, () => {
   it('refunds part of a payment, then the rest', async () => {
     await paidAccount('ACT-REFUND-1');
     await openStory('ACT-REFUND-1');
-    const before = loads;
+    const before = story.loads();
     await page.getByLabel('Refund amount (NGN)').fill('50.00');
     await page.getByRole('button', { name: 'Refund', exact: true }).click();
     await page.waitForFunction(() => document.getElementById('summary')?.textContent?.includes('RefundedNGN 50.00'), undefined, { timeout: LIVE_MS });
@@ -68,7 +61,7 @@ describe('the actions of a payment\'s story', { timeout: 30_000 }, () => {
     expect(await page.getByRole('button', { name: 'Refund', exact: true }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Send refund notification' }).count()).toBe(1);
     expect(await page.locator('#timeline li[data-kind="state"]').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.status))).toContain('REFUNDED');
-    expect(loads).toBe(before);
+    expect(story.loads()).toBe(before);
   });
 
   it('says why a refund past what is left is refused, and changes nothing', async () => {
@@ -84,12 +77,12 @@ describe('the actions of a payment\'s story', { timeout: 30_000 }, () => {
   it('cancels a pending payment', async () => {
     await api.as(merchant, 'POST', '/payments/initiates', cardPayment({ paymentReference: 'ACT-CANCEL-1' }));
     await openStory('ACT-CANCEL-1');
-    const before = loads;
+    const before = story.loads();
     await page.getByRole('button', { name: 'Cancel', exact: true }).click();
     await shows('CANCELLED');
     expect(stored('ACT-CANCEL-1').status).toBe('CANCELLED');
     expect(await page.getByRole('button', { name: 'Cancel', exact: true }).count()).toBe(0);
-    expect(loads).toBe(before);
+    expect(story.loads()).toBe(before);
   });
 
   it('captures part of a pre-authorisation', async () => {
@@ -104,6 +97,6 @@ describe('the actions of a payment\'s story', { timeout: 30_000 }, () => {
   });
 
   it('ran without a script error', () => {
-    expect(errors).toEqual([]);
+    expect(story.errors).toEqual([]);
   });
 });

@@ -39,3 +39,39 @@ export async function cockpitSession(): Promise<CockpitSession> {
     },
   };
 }
+
+/** How long the dashboard may take to show a change: the issue's "within a second". */
+export const LIVE_MS = 1000;
+
+/** A Chromium page on payments' stories, counting its full loads (a view changed in place adds none) and keeping its script errors. */
+export interface StoryPage {
+  page: Page;
+  /** how many documents the page has loaded so far */
+  loads(): number;
+  /** the page's uncaught script errors */
+  errors: string[];
+  /** Opens the story of `paymentReference` of `publicKey` and waits until it has drawn its data and reads the live events. */
+  openStory(publicKey: string, paymentReference: string): Promise<void>;
+  /** Waits, at most `ms`, until the open story shows its payment in `status`. */
+  shows(status: string, ms?: number): Promise<unknown>;
+}
+
+/** Opens a StoryPage at 1280×900 in `browser` on the sandbox at `sandboxUrl`. */
+export async function storyPage(browser: Browser, sandboxUrl: string): Promise<StoryPage> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.setDefaultTimeout(10_000);
+  const errors: string[] = [];
+  let loads = 0;
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('load', () => { loads += 1; });
+  return {
+    page, errors,
+    loads: () => loads,
+    openStory: async (publicKey, paymentReference) => {
+      await page.goto(`${sandboxUrl}/__sandbox/dashboard/merchants/${publicKey}/payments/${paymentReference}`);
+      await page.waitForSelector('main#view[data-view="payment"][data-ready="true"]');
+      await page.waitForSelector('main#view[data-live="true"]');
+    },
+    shows: (status, ms = LIVE_MS) => page.waitForSelector(`main#view[data-status="${status}"][data-ready="true"]`, { timeout: ms }),
+  };
+}

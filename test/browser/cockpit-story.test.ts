@@ -5,6 +5,7 @@ import type { Sandbox } from '../../src/index.js';
 import { ControlClient } from '../support/control.js';
 import { Receiver } from '../support/receiver.js';
 import { accountPayment, ApiClient, cardPayment, listeningSandbox, transferPayment, type TestMerchant } from '../support/sandbox.js';
+import { LIVE_MS, storyPage, type StoryPage } from './cockpit-session.js';
 import { launchBrowser, screenshot } from './support.js';
 
 /**
@@ -15,9 +16,6 @@ import { launchBrowser, screenshot } from './support.js';
  * unless live updates are paused.
  */
 
-/** What "within a second" allows a page: the events' debounce, one read of the story and drawing it. */
-const LIVE_MS = 1000;
-
 let sandbox: Sandbox;
 let api: ApiClient;
 let control: ControlClient;
@@ -25,8 +23,7 @@ let receiver: Receiver;
 let merchant: TestMerchant;
 let browser: Browser;
 let page: Page;
-let loads = 0;
-const errors: string[] = [];
+let story: StoryPage;
 
 beforeAll(async () => {
   sandbox = await listeningSandbox();
@@ -36,11 +33,8 @@ beforeAll(async () => {
   merchant = await api.merchant();
   expect((await control.send('PUT', `/webhooks/${merchant.publicKey}`, { body: { url: receiver.url } })).status).toBe(200);
   browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.setDefaultTimeout(10_000);
-  page.on('pageerror', (error) => errors.push(error.message));
-  // Every full load of a document: a view changed in place adds none.
-  page.on('load', () => { loads += 1; });
+  story = await storyPage(browser, sandbox.url);
+  page = story.page;
 }, 30_000);
 afterAll(async () => {
   await browser?.close();
@@ -48,16 +42,9 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-const storyOf = (reference: string) => `${sandbox.url}/__sandbox/dashboard/merchants/${merchant.publicKey}/payments/${reference}`;
+const openStory = (reference: string) => story.openStory(merchant.publicKey, reference);
 
-async function openStory(reference: string) {
-  await page.goto(storyOf(reference));
-  await page.waitForSelector('main#view[data-view="payment"][data-ready="true"]');
-  await page.waitForSelector('main#view[data-live="true"]');
-}
-
-/** Waits, at most `ms`, until the story shows the payment in `status`. */
-const shows = (status: string, ms = LIVE_MS) => page.waitForSelector(`main#view[data-status="${status}"][data-ready="true"]`, { timeout: ms });
+const shows = (status: string, ms?: number) => story.shows(status, ms);
 
 describe('a payment\'s story', { timeout: 30_000 }, () => {
   it('lists each request path, each state and each delivery attempt with its status', async () => {
@@ -91,35 +78,35 @@ describe('a payment\'s story', { timeout: 30_000 }, () => {
     await api.as(merchant, 'POST', '/payments/initiates', cardPayment({ paymentReference: 'STORY-CARD-1' }));
     await openStory('STORY-CARD-1');
     await shows('PENDING');
-    const before = loads;
+    const before = story.loads();
     await page.getByRole('button', { name: 'Complete (success)' }).click();
     await shows('SUCCESSFUL');
     expect(sandbox.store.payment(merchant.publicKey, 'STORY-CARD-1')?.status).toBe('SUCCESSFUL');
     expect(await page.locator('#timeline li[data-kind="state"]').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.status))).toEqual(['PENDING', 'SUCCESSFUL']);
     // Actions follow the state: a succeeded payment is no longer completed or failed.
     expect(await page.getByRole('button', { name: 'Fail' }).count()).toBe(0);
-    expect(loads).toBe(before);
+    expect(story.loads()).toBe(before);
   });
 
   it('fails a pending payment from its page, shown within a second without a reload', async () => {
     await api.as(merchant, 'POST', '/payments/initiates', cardPayment({ paymentReference: 'STORY-CARD-FAIL' }));
     await openStory('STORY-CARD-FAIL');
     await shows('PENDING');
-    const before = loads;
+    const before = story.loads();
     await page.getByRole('button', { name: 'Fail', exact: true }).click();
     await shows('FAILED');
     expect(sandbox.store.payment(merchant.publicKey, 'STORY-CARD-FAIL')?.status).toBe('FAILED');
     expect(await page.getByRole('button', { name: 'Complete (success)' }).count()).toBe(0);
-    expect(loads).toBe(before);
+    expect(story.loads()).toBe(before);
   });
 
   it('follows a change made elsewhere within a second, without a reload', async () => {
     await api.as(merchant, 'POST', '/payments/initiates', cardPayment({ paymentReference: 'STORY-CARD-2' }));
     await openStory('STORY-CARD-2');
-    const before = loads;
+    const before = story.loads();
     await control.send('POST', '/payments/complete', { body: { paymentReference: 'STORY-CARD-2', publicKey: merchant.publicKey, outcome: 'failure' } });
     await shows('FAILED');
-    expect(loads).toBe(before);
+    expect(story.loads()).toBe(before);
   });
 
   it('holds events while paused, says how many wait, and applies them on resuming', async () => {
@@ -161,12 +148,12 @@ describe('a payment\'s story', { timeout: 30_000 }, () => {
   });
 
   it('says so for a payment the merchant does not have', async () => {
-    await page.goto(storyOf('NO-SUCH-REF'));
+    await page.goto(`${sandbox.url}/__sandbox/dashboard/merchants/${merchant.publicKey}/payments/NO-SUCH-REF`);
     await page.waitForSelector('main#view[data-view="payment"][data-ready="true"]');
     expect(await page.locator('#summary h2').textContent()).toBe('No such payment');
   });
 
   it('ran without a script error', () => {
-    expect(errors).toEqual([]);
+    expect(story.errors).toEqual([]);
   });
 });
