@@ -15,7 +15,7 @@ import { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE } from './defaults.js';
 import { AllowedHosts } from './guards/host.js';
 import { loadCatalogue, SHIPPED_SCENARIOS } from './scenarios/catalogue.js';
 import { ScenarioEngine } from './scenarios/engine.js';
-import { OverrideBook, type OverrideChange } from './scenarios/overrides.js';
+import { OverrideBook, type Override, type OverrideChange } from './scenarios/overrides.js';
 import { ScenarioSelector } from './scenarios/selector.js';
 import { Store, type SyncLevel } from './store/store.js';
 import { loadOperations, type HttpOperation } from './validation/operations.js';
@@ -24,7 +24,7 @@ import type { TlsListeners } from './tls/listeners.js';
 import { Agenda } from './agenda/agenda.js';
 import { MerchantClocks } from './clock/clocks.js';
 import { Dispatcher } from './notifications/dispatcher.js';
-import { NotificationFaults, type NotificationFaultChange } from './notifications/faults.js';
+import { NotificationFaults, type NotificationFaultChange, type NotificationFaultView } from './notifications/faults.js';
 import { SandboxEvents } from './events/source.js';
 import type { SandboxEventInput } from './events/shape.js';
 import { NotificationOutbox } from './notifications/outbox.js';
@@ -108,6 +108,12 @@ export interface SandboxOptions {
   snapshot?: string;
   /** fixtures files loaded at start, in order, after `snapshot` (`--fixtures`); with `snapshot`, the baseline POST /__sandbox/reset returns to */
   fixtures?: string[];
+  /**
+   * a PostgreSQL connection string (`--store postgres://user:pass@host:port/db`, env SANDBOX_STORE_URL):
+   * the state is kept there and shared with every replica pointed at it, instead of `dataFile`
+   * (docs/decisions.md#d84-shared-store; README, "Deploy")
+   */
+  storeUrl?: string;
   /** the most merchants (key pairs) the store keeps, a new one beyond it refused with 503 (`--max-merchants`); default DEFAULT_MAX_MERCHANTS (1000; README, "Security") */
   maxMerchants?: number;
 }
@@ -207,14 +213,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const selector = new ScenarioSelector(engine, new OverrideBook());
   // The live events hear each source of change where it changes, so no writer can forget to announce one.
   const events = new SandboxEvents(now);
-  selector.overrides.onChange = (change) => events.publish(overrideEvent(change));
-  if (options.scenario !== undefined) {
-    if (!engine.find(options.scenario)) throw new Error(`unknown scenario ${options.scenario}: \`payments-sandbox scenarios list\` lists them`);
-    selector.overrides.add({ scenario: options.scenario }, now());
-  }
+  if (options.scenario !== undefined && !engine.find(options.scenario)) throw new Error(`unknown scenario ${options.scenario}: \`payments-sandbox scenarios list\` lists them`);
   // The HTTPS listener and the proxy serve the --tls-host names; the listening and public names are added once known.
   const allowedHosts = new AllowedHosts([...(options.allowedHosts ?? []), ...(options.tlsHosts ?? [])]);
-  const store = await Store.open({ file: options.dataFile, snapshotEvery: options.snapshotEvery, sync: options.sync, maxMerchants: options.maxMerchants });
+  const store = await Store.open({ url: options.storeUrl, file: options.dataFile, snapshotEvery: options.snapshotEvery, sync: options.sync, maxMerchants: options.maxMerchants });
   const log = await logging;
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes ?? DEFAULT_JOURNAL_MAX_BYTES);
   const hung = new HungConnections();
@@ -224,7 +226,30 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
   const clocks = new MerchantClocks(store);
   const faults = new NotificationFaults();
-  faults.onChange = (change) => events.publish(faultEvent(change));
+  // The books' changes go to the live events and, on a shared store, into the unit that made them.
+  selector.overrides.onChange = (change) => {
+    events.publish(overrideEvent(change));
+    store.booksChanged();
+  };
+  faults.onChange = (change) => {
+    events.publish(faultEvent(change));
+    store.booksChanged();
+  };
+  store.shareBooks({
+    capture: () => ({ overrides: selector.overrides.list(), faults: faults.all() }),
+    apply: (books) => {
+      selector.overrides.replace(books.overrides as Override[]);
+      faults.replace(books.faults as NotificationFaultView[]);
+    },
+  });
+  if (options.scenario !== undefined) {
+    const scenario = options.scenario;
+    // One sticky override, however many replicas of a shared store start with it.
+    const held = () => selector.overrides.list().some((override) => override.publicKey === undefined && override.scenario === scenario && override.times === undefined);
+    await store.transaction(() => {
+      if (!store.isShared || !held()) selector.overrides.add({ scenario }, now());
+    });
+  }
   store.watch(events.onStoreChange);
   const outbox = new NotificationOutbox({ store, clocks, faults, engine, defaultUrl: options.webhookUrl });
   const dispatcher = new Dispatcher({ store, clocks, outbox, onAttempt: log?.attempt });

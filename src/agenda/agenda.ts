@@ -1,7 +1,7 @@
 import TinyQueue from 'tinyqueue';
 import type { MerchantClocks } from '../clock/clocks.js';
 import { paymentWrite } from '../domain/answer.js';
-import { commitWrites } from '../domain/commit.js';
+import { putWrites } from '../domain/commit.js';
 import { settleDue } from '../domain/payments.js';
 import { chargeDue, chargeReferenceOf } from '../domain/subscriptions.js';
 import type { Delivery } from '../model/notifications.js';
@@ -133,11 +133,11 @@ export class Agenda {
     while (queue && queue.length > 0 && queue.peek()!.atMs <= targetMs) {
       const item = queue.pop()!;
       if (!this.stillDue(publicKey, item)) continue;
-      if (clocks.moveTo(publicKey, item.atMs)) await store.commit();
+      await store.transaction(() => clocks.moveTo(publicKey, item.atMs));
       const done = await this.carryOut(publicKey, item);
       if (done) fired.push(done);
     }
-    if (clocks.moveTo(publicKey, targetMs, askedAtMs)) await store.commit();
+    await store.transaction(() => clocks.moveTo(publicKey, targetMs, askedAtMs));
     return fired;
   }
 
@@ -201,22 +201,26 @@ export class Agenda {
       await dispatcher.attempt(item.key);
       return delivery && { at, kind: 'delivery', paymentReference: delivery.paymentReference, deliveryId: delivery.id };
     }
-    const payment = store.payment(publicKey, item.key);
-    if (item.kind === 'charge') {
-      const merchant = store.merchant(publicKey);
-      if (!payment?.subscription || !merchant) return undefined;
-      const reference = chargeReferenceOf(payment.paymentReference, payment.subscription.charges + 1);
-      const writes = chargeDue(engine, merchant, payment, store.payment(publicKey, reference), at);
-      if (writes.length === 0) return undefined;
-      await commitWrites(store, writes, outbox);
-      return { at, kind: 'charge', paymentReference: reference };
-    }
-    if (!payment?.due) return undefined;
-    const kind = payment.due.event === 'expire' ? 'expiry' : 'settlement';
-    const settled = settleDue(engine, payment, at);
-    if (!settled || settled.refused) return undefined;
-    await commitWrites(store, [paymentWrite(settled.payment, payment)], outbox);
-    return { at, kind, paymentReference: payment.paymentReference };
+    // Read and carried out in one unit: on a shared store another replica may have carried it out already, and then it is no longer due.
+    return store.transaction((): Fired | undefined => {
+      if (!this.stillDue(publicKey, item)) return undefined;
+      const payment = store.payment(publicKey, item.key);
+      if (item.kind === 'charge') {
+        const merchant = store.merchant(publicKey);
+        if (!payment?.subscription || !merchant) return undefined;
+        const reference = chargeReferenceOf(payment.paymentReference, payment.subscription.charges + 1);
+        const writes = chargeDue(engine, merchant, payment, store.payment(publicKey, reference), at);
+        if (writes.length === 0) return undefined;
+        putWrites(store, writes, outbox);
+        return { at, kind: 'charge', paymentReference: reference };
+      }
+      if (!payment?.due) return undefined;
+      const kind = payment.due.event === 'expire' ? 'expiry' : 'settlement';
+      const settled = settleDue(engine, payment, at);
+      if (!settled || settled.refused) return undefined;
+      putWrites(store, [paymentWrite(settled.payment, payment)], outbox);
+      return { at, kind, paymentReference: payment.paymentReference };
+    });
   }
 
   private arm(realMs: number): void {

@@ -5,7 +5,7 @@ import type { Journal } from '../journal/journal.js';
 import { httpOutcome, type Answer, type Links, type OperationEnv, type PayloadEnvelope, type Write } from '../domain/answer.js';
 import { authenticateMerchant, checkPublicKey, exchangeKey, merchantOfPublicKey } from '../domain/authentication.js';
 import type { MerchantClocks } from '../clock/clocks.js';
-import { commitWrites, type Outbox } from '../domain/commit.js';
+import { putWrites, type Outbox } from '../domain/commit.js';
 import { errorFamilyOf, prepareOperation } from '../domain/registry.js';
 import type { Body } from '../domain/request.js';
 import { REASON_HEADER } from '../domain/state-machine.js';
@@ -179,6 +179,11 @@ export function paymentsApi(deps: ApiDependencies): PaymentsApi {
   // Without --cors, no page of another site may change anything: a form or a no-cors fetch needs no preflight to be sent.
   const pagesOfOtherSites = !deps.cors;
 
+  // Whether a key exchange finds its merchant bound as it would bind it: on a shared store the record read
+  // again from another replica's change is an equal copy, not the same object.
+  const sameMerchant = (stored: Merchant | undefined, known: Merchant): boolean =>
+    stored === known || (stored !== undefined && JSON.stringify(stored) === JSON.stringify(known));
+
   // The transport reaches the API only for targets under an API base (isApiTarget, or express's mount).
   const exchange = (request: ApiRequest): ApiExchange => beginExchange(request, (apiBaseOf(request.target) ?? API_BASES[0]).server, deps.now());
 
@@ -219,29 +224,36 @@ export function paymentsApi(deps: ApiDependencies): PaymentsApi {
     }
     const { route, params } = routeFor(request.method, begun.path, begun.base);
     begun.operation = route.id;
+    // A shared store: the merchant a token names may have been made by another replica a moment ago.
+    if (deps.store.isShared) await deps.store.refresh();
     const merchant = await readRequest(route, request, begun, params);
     const checked = { method: request.method, path: begun.path, query: begun.query, headers: request.headers, body: begun.sent };
     const body = validateBody(route.operation, checked, begun, { lenient: !deps.strict, providerErrors: route.providerErrors });
-    const known = resolveMerchant(route, merchant, body, params);
-    const stored = deps.store.merchant(known.publicKey);
-    const newMerchant = stored === undefined;
-    // Only the key exchange binds a stored merchant again: any other request's merchant may have been read before its body, and replaced since.
-    const bindsMerchant = newMerchant || (route.id === 'exchangeKeys' && stored !== known);
-    const parts = { operation: route.id, body, sent: (begun.sent ?? {}) as Body, params, query: begun.query, headers: request.headers };
-    const prepared = prepareOperation(parts, known, newMerchant, deps.store);
-    const facts = (begun.facts = prepared.facts);
-    // The one decision about the request, before the operation runs: a fault that must
-    // change nothing, or a forced HTTP error, happens here, before anything is stored.
-    const header = request.headers[SCENARIO_HEADER];
-    const selection = (begun.selection = deps.selector.select(facts, typeof header === 'string' ? header : undefined));
-    const fault = selection.action?.fault;
-    if (fault === 'drop-connection' || fault === 'hang') return faultAnswer(begun, fault);
-    if (selection.forced && selection.rule.then.http) throw httpOutcome(selection.rule);
-    const env: OperationEnv = { links: deps.links, now: () => deps.clocks.now(known.publicKey), accountMinimum, decide };
-    const answer = prepared.run(selection, env);
-    // A new merchant, or one a key exchange bound again after a reset, is stored once its request is answered
-    // (docs/decisions.md#d02-merchants-on-first-use, docs/decisions.md#d27-reset-releases-keys).
-    await commitWrites(deps.store, bindsMerchant ? [merchantWrite(known), ...answer.writes] : answer.writes, deps.outbox);
+    // One unit of work from the merchant to the puts: on a shared store it runs after every change other replicas committed.
+    const answer = await deps.store.transaction(() => {
+      const known = resolveMerchant(route, merchant, body, params);
+      const stored = deps.store.merchant(known.publicKey);
+      const newMerchant = stored === undefined;
+      // Only the key exchange binds a stored merchant again: any other request's merchant may have been read before its body, and replaced since.
+      const bindsMerchant = newMerchant || (route.id === 'exchangeKeys' && !sameMerchant(stored, known));
+      const parts = { operation: route.id, body, sent: (begun.sent ?? {}) as Body, params, query: begun.query, headers: request.headers };
+      const prepared = prepareOperation(parts, known, newMerchant, deps.store);
+      const facts = (begun.facts = prepared.facts);
+      // The one decision about the request, before the operation runs: a fault that must
+      // change nothing, or a forced HTTP error, happens here, before anything is stored.
+      const header = request.headers[SCENARIO_HEADER];
+      const selection = (begun.selection = deps.selector.select(facts, typeof header === 'string' ? header : undefined));
+      const fault = selection.action?.fault;
+      if (fault === 'drop-connection' || fault === 'hang') return fault;
+      if (selection.forced && selection.rule.then.http) throw httpOutcome(selection.rule);
+      const env: OperationEnv = { links: deps.links, now: () => deps.clocks.now(known.publicKey), accountMinimum, decide };
+      const answered = prepared.run(selection, env);
+      // A new merchant, or one a key exchange bound again after a reset, is stored once its request is answered
+      // (docs/decisions.md#d02-merchants-on-first-use, docs/decisions.md#d27-reset-releases-keys).
+      putWrites(deps.store, bindsMerchant ? [merchantWrite(known), ...answered.writes] : answered.writes, deps.outbox);
+      return answered;
+    });
+    if (typeof answer === 'string') return faultAnswer(begun, answer);
     return respond(request, begun, answer);
   }
 

@@ -20,6 +20,8 @@ export interface BannerFacts {
   everyInterface?: string;
   /** the absolute path of the store file; undefined in memory */
   store?: string;
+  /** the PostgreSQL database the state is shared in (`--store`), as host:port/db, never with its password */
+  sharedStore?: string;
   /** the store's durability level; only with a store file */
   sync?: SyncLevel;
   seed: string;
@@ -53,7 +55,7 @@ export function bannerText(facts: BannerFacts): string {
   const listening = facts.everyInterface ? `\n  listening     ${facts.everyInterface} (every interface); links use localhost: --public-url names this machine for others` : '';
   // First, where it cannot be missed.
   const warnings = facts.warnings.map((warning) => `\n  WARNING: ${wrap(warning, 72).join('\n           ')}\n`).join('');
-  const store = facts.store === undefined ? '(in memory)' : `${facts.store}\n  sync          ${SYNC_MEANING[facts.sync ?? 'normal']}`;
+  const store = facts.sharedStore !== undefined ? `PostgreSQL ${facts.sharedStore} (shared by every replica given it)` : facts.store === undefined ? '(in memory)' : `${facts.store}\n  sync          ${SYNC_MEANING[facts.sync ?? 'normal']}`;
   return `payments-sandbox is serving the Payments API v2
 ${warnings}
   API base      ${origin}/api/v2
@@ -93,7 +95,7 @@ export function bannerRecord(facts: BannerFacts, time = Date.now()): string {
     health: `${origin}/__sandbox/health`,
     dashboard: `${origin}/__sandbox/dashboard/`,
     apiReference: `${origin}/__sandbox/docs`,
-    store: facts.store ?? null,
+    store: facts.store ?? (facts.sharedStore === undefined ? null : `postgres://${facts.sharedStore}`),
     sync: facts.store === undefined ? null : (facts.sync ?? 'normal'),
     seed: facts.seed,
     scenario: facts.scenario ?? null,

@@ -4,6 +4,7 @@ import { Command, Help, InvalidArgumentError, Option } from 'commander';
 import type { SandboxOptions } from '../index.js';
 import { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE, DEFAULT_MAX_MERCHANTS } from '../defaults.js';
 import { escapeControls } from '../redaction/controls.js';
+import { describeUrl } from '../store/store-url.js';
 import type { BannerFacts } from './banner.js';
 import type { Given } from './start-up-checks.js';
 import { caDirOption, tlsHosts } from './tls-options.js';
@@ -43,6 +44,7 @@ interface Flags {
   host: string;
   data?: string;
   inMemory?: boolean;
+  store?: string;
   sync?: SyncLevel;
   publicUrl?: string;
   scenarios?: string[];
@@ -105,6 +107,7 @@ export function program(): Command {
     .addOption(new Option('--host <host>', 'interface to listen on').env('SANDBOX_HOST').default('127.0.0.1'))
     .addOption(new Option('--data <file>', 'JSON store file').env('SANDBOX_DATA').conflicts('inMemory'))
     .addOption(new Option('--in-memory', 'keep state in memory only (env: SANDBOX_IN_MEMORY=1|0, true|false, yes|no)'))
+    .addOption(new Option('--store <url>', 'keep state in PostgreSQL, shared by every replica given the same URL: postgres://user:pass@host:port/db (README, "Deploy")').env('SANDBOX_STORE_URL'))
     .addOption(
       new Option('--sync <level>', 'durability of the store file: normal (each change written before its answer, fdatasync\'d within a second) or full (fdatasync\'d before its answer)')
         .choices(SYNC_LEVELS)
@@ -294,10 +297,18 @@ async function serve(flags: Flags, command: Command): Promise<void> {
   const corsOn = flags.cors ?? envFlag('SANDBOX_CORS');
   if (inMemory && flags.data !== undefined) fail('--data and --in-memory (or SANDBOX_IN_MEMORY) cannot be used together: keep one', REFUSED);
   if (inMemory && flags.sync !== undefined) fail('--sync (or SANDBOX_SYNC) sets how a store file is written: it has no meaning with --in-memory', REFUSED);
+  const storeUrl = flags.store || undefined;
+  if (storeUrl !== undefined) {
+    if (!/^postgres(ql)?:\/\//.test(storeUrl)) fail('--store (or SANDBOX_STORE_URL) takes a PostgreSQL URL: postgres://user:pass@host:port/db', REFUSED);
+    // A store file given on the command line beside it would be ignored without a word; the image's SANDBOX_DATA is a default, not a choice.
+    const file = given(command, 'data');
+    if (inMemory || (file !== 'default' && 'flag' in file)) fail('--store keeps the state in PostgreSQL: leave out --data and --in-memory', REFUSED);
+  }
   const options: SandboxOptions = {
     port: flags.port,
     host: flags.host,
-    dataFile: inMemory ? undefined : resolve(flags.data ?? DEFAULT_DATA_FILE),
+    storeUrl,
+    dataFile: inMemory || storeUrl !== undefined ? undefined : resolve(flags.data ?? DEFAULT_DATA_FILE),
     sync: flags.sync,
     publicUrl: flags.publicUrl,
     scenarioFolders: flags.scenarios?.map((folder) => resolve(folder)),
@@ -353,6 +364,7 @@ async function serve(flags: Flags, command: Command): Promise<void> {
     publicUrl: sandbox.publicUrl,
     everyInterface: everywhere ? sandbox.url : undefined,
     store: options.dataFile,
+    sharedStore: storeUrl === undefined ? undefined : describeUrl(storeUrl),
     sync: options.sync,
     seed: sandbox.seed,
     scenario: options.scenario,

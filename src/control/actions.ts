@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { MerchantClocks } from '../clock/clocks.js';
 import type { Links } from '../domain/answer.js';
-import { commitWrites, type Outbox } from '../domain/commit.js';
+import { putWrites, type Outbox } from '../domain/commit.js';
 import { runPaymentAction, type PaymentAction } from '../domain/payment-actions.js';
 import { ApiError } from '../errors.js';
 import type { Payment } from '../model/records.js';
@@ -57,11 +57,15 @@ type Handler = (req: Request, res: Response) => Promise<void>;
 export function paymentActionHandlers(deps: PaymentActionControls): Record<string, Handler> {
   const act = (action: PaymentAction): Handler => async (req, res) => {
     const { publicKey, amount } = (req.body ?? {}) as ActionBody;
-    const payment = deps.onePayment(req, publicKey);
-    const env = { engine: deps.engine, store: deps.store, links: deps.links, now: () => deps.clocks.now(payment.publicKey) };
-    const done = runPaymentAction(env, payment, action, action === 'cancel' ? undefined : amount);
-    if (done.refusal !== undefined) throw new ApiError(409, { message: done.refusal, error: 'CONFLICT' });
-    await commitWrites(deps.store, done.writes, deps.outbox);
+    // Read and changed in one unit, so that on a shared store two replicas' refunds never add up past the amount.
+    const done = await deps.store.transaction(() => {
+      const payment = deps.onePayment(req, publicKey);
+      const env = { engine: deps.engine, store: deps.store, links: deps.links, now: () => deps.clocks.now(payment.publicKey) };
+      const ran = runPaymentAction(env, payment, action, action === 'cancel' ? undefined : amount);
+      if (ran.refusal !== undefined) throw new ApiError(409, { message: ran.refusal, error: 'CONFLICT' });
+      putWrites(deps.store, ran.writes, deps.outbox);
+      return ran;
+    });
     const answer: PaymentActionAnswer = { payment: paymentView(done.payment), code: done.code, message: done.message };
     res.json(answer);
   };

@@ -75,10 +75,11 @@ export function notificationHandlers(deps: NotificationControls): Record<string,
       res.json(oneDelivery(req));
     },
     redeliverNotification: async (req, res) => {
-      const delivery = oneDelivery(req);
-      const copy = refusedAsInput(() => outbox.redeliver(delivery));
-      store.putDelivery(copy);
-      await store.commit();
+      const copy = await store.transaction(() => {
+        const made = refusedAsInput(() => outbox.redeliver(oneDelivery(req)));
+        store.putDelivery(made);
+        return made;
+      });
       res.status(201).json(copy);
     },
     getWebhook: (req, res) => {
@@ -87,36 +88,37 @@ export function notificationHandlers(deps: NotificationControls): Record<string,
     setWebhook: async (req, res) => {
       const publicKey = String(req.params.publicKey);
       const { url, events, schedule } = req.body as { url: string; events?: NotificationEventType[]; schedule?: DeliverySchedule };
-      store.putWebhook(publicKey, refusedAsInput(() => webhookEndpoint(publicKey, url, { events, schedule }, new Date().toISOString())));
-      await store.commit();
+      const webhook = refusedAsInput(() => webhookEndpoint(publicKey, url, { events, schedule }, new Date().toISOString()));
+      await store.transaction(() => store.putWebhook(publicKey, webhook));
       res.json(webhookView(publicKey));
     },
     deleteWebhook: async (req, res) => {
       const publicKey = String(req.params.publicKey);
-      if (store.webhook(publicKey)) {
-        store.putWebhook(publicKey, null);
-        await store.commit();
-      }
+      await store.transaction(() => {
+        if (store.webhook(publicKey)) store.putWebhook(publicKey, null);
+      });
       res.status(204).end();
     },
-    createNotificationFault: (req, res) => {
+    createNotificationFault: async (req, res) => {
       const publicKey = String(req.params.publicKey);
       const request = req.body as NotificationFaultRequest;
       if (request.delay !== undefined) refusedAsInput(() => durationMs(request.delay!));
-      res.status(201).json(faults.add(publicKey, request));
+      res.status(201).json(await store.transaction(() => faults.add(publicKey, request)));
     },
-    deleteNotificationFaults: (req, res) => {
-      faults.clear(String(req.params.publicKey));
+    deleteNotificationFaults: async (req, res) => {
+      await store.transaction(() => faults.clear(String(req.params.publicKey)));
       res.status(204).end();
     },
     triggerNotification: async (req, res) => {
       const publicKey = String(req.params.publicKey);
       const { eventType, paymentReference } = req.body as { eventType: NotificationEventType; paymentReference: string };
-      const payment = store.payment(publicKey, paymentReference);
-      if (!payment) throw new ApiError(404, { message: `No payment with paymentReference ${paymentReference} for merchant ${publicKey}`, error: 'NOT_FOUND' });
-      const deliveries = refusedAsInput(() => outbox.trigger(payment, eventType));
-      for (const delivery of deliveries) store.putDelivery(delivery);
-      await store.commit();
+      const deliveries = await store.transaction(() => {
+        const payment = store.payment(publicKey, paymentReference);
+        if (!payment) throw new ApiError(404, { message: `No payment with paymentReference ${paymentReference} for merchant ${publicKey}`, error: 'NOT_FOUND' });
+        const made = refusedAsInput(() => outbox.trigger(payment, eventType));
+        for (const delivery of made) store.putDelivery(delivery);
+        return made;
+      });
       res.status(201).json({ deliveries });
     },
     getClock: (req, res) => {

@@ -2,7 +2,7 @@ import { access, constants } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { paymentWrite } from '../domain/answer.js';
-import { commitWrites } from '../domain/commit.js';
+import { putWrites } from '../domain/commit.js';
 import { settleExternally } from '../domain/payments.js';
 import type { Payment } from '../model/records.js';
 import { ApiError, inputError } from '../errors.js';
@@ -89,7 +89,10 @@ export function controlRouter(deps: ControlDependencies): Router {
     if (!handler) throw new Error(`the control API document has an operation without a handler: ${id}`);
     const path = operation.path.replace(/\{([^}]+)\}/g, ':$1');
     const method = operation.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+    // On a shared store every answer starts from what all replicas committed; the health check reports the last probe's finding instead.
+    const fresh = deps.store.isShared && id !== 'getHealth' && id !== 'getReadiness';
     const run: RequestHandler = async (req, res) => {
+      if (fresh) await deps.store.refresh();
       await handler(req, res);
     };
     // The control API takes exactly what its document says: no leniency.
@@ -129,13 +132,18 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
   const document = documentReader(deps.documents, deps.publicUrl);
   const { clocks, outbox } = deps.notifications;
   // Settles a PENDING payment as the outside world would (control-api.yaml, completePayment); 409 for any other.
-  const settle = async (res: Response, payment: Payment, outcome: 'success' | 'failure') => {
-    const settled = settleExternally(selector.engine, payment, outcome, clocks.now(payment.publicKey));
-    if (settled.refused) {
-      throw new ApiError(409, { message: `Payment ${payment.paymentReference} is ${payment.status}, not PENDING`, error: 'CONFLICT' });
-    }
-    await commitWrites(store, [paymentWrite(settled.payment, payment)], outbox);
-    res.json(paymentView(settled.payment));
+  // The payment is read in the settling unit: on a shared store another replica may have settled it a moment ago.
+  const settle = async (res: Response, find: () => Payment, outcome: 'success' | 'failure') => {
+    const settled = await store.transaction(() => {
+      const payment = find();
+      const done = settleExternally(selector.engine, payment, outcome, clocks.now(payment.publicKey));
+      if (done.refused) {
+        throw new ApiError(409, { message: `Payment ${payment.paymentReference} is ${payment.status}, not PENDING`, error: 'CONFLICT' });
+      }
+      putWrites(store, [paymentWrite(done.payment, payment)], outbox);
+      return done.payment;
+    });
+    res.json(paymentView(settled));
   };
   return {
     ...notificationHandlers(deps.notifications),
@@ -168,27 +176,29 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
       const page = pageOfSequence('overrides', (after) => overrides.after(after, publicKey, withGlobal), (entry) => entry.sequence, total, request, (entry) => JSON.stringify(entry.override));
       sendPage(res, { total, limit: request.limit, next: page.next }, 'overrides', page.texts);
     },
-    createOverride: (req, res) => {
+    createOverride: async (req, res) => {
       const request = req.body as OverrideRequest;
       if (request.scenario !== undefined && !selector.engine.find(request.scenario)) {
         throw inputError(`Unknown scenario ${request.scenario}: GET /__sandbox/scenarios lists them`);
       }
-      let override;
-      try {
-        override = selector.overrides.add(request, deps.now());
-      } catch (error) {
-        // The book is full: the state, not the request, stands in the way (control-api.yaml, createOverride 409).
-        if (error instanceof OverrideLimitError) throw new ApiError(409, { message: error.message, error: 'CONFLICT' });
-        throw error;
-      }
+      const override = await store.transaction(() => {
+        try {
+          return selector.overrides.add(request, deps.now());
+        } catch (error) {
+          // The book is full: the state, not the request, stands in the way (control-api.yaml, createOverride 409).
+          if (error instanceof OverrideLimitError) throw new ApiError(409, { message: error.message, error: 'CONFLICT' });
+          throw error;
+        }
+      });
       res.status(201).json(override);
     },
-    deleteOverrides: (req, res) => {
-      selector.overrides.clear(merchantOf(req));
+    deleteOverrides: async (req, res) => {
+      await store.transaction(() => selector.overrides.clear(merchantOf(req)));
       res.status(204).end();
     },
-    deleteOverride: (req, res) => {
-      if (!selector.overrides.remove(String(req.params.id))) throw new ApiError(404, { message: `No override ${String(req.params.id)}`, error: 'NOT_FOUND' });
+    deleteOverride: async (req, res) => {
+      const removed = await store.transaction(() => selector.overrides.remove(String(req.params.id)));
+      if (!removed) throw new ApiError(404, { message: `No override ${String(req.params.id)}`, error: 'NOT_FOUND' });
       res.status(204).end();
     },
     listRequests: (req, res) => {
@@ -270,12 +280,12 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
     completePayment: async (req, res) => {
       const { outcome, publicKey } = req.body as { outcome: 'success' | 'failure'; publicKey?: string };
       // The body's publicKey names the merchant when several used the reference (control-api.yaml, completePayment).
-      await settle(res, onePayment(req, publicKey ?? merchantOf(req)), outcome);
+      await settle(res, () => onePayment(req, publicKey ?? merchantOf(req)), outcome);
     },
     completeNamedPayment: async (req, res) => {
       // The reference travels in the body: `.` and `..` cannot be a path segment, as every URL parser resolves them away.
       const { outcome, publicKey, paymentReference } = req.body as { outcome: 'success' | 'failure'; publicKey?: string; paymentReference: string };
-      await settle(res, onePayment(req, publicKey, paymentReference, 'name one with publicKey in the body'), outcome);
+      await settle(res, () => onePayment(req, publicKey, paymentReference, 'name one with publicKey in the body'), outcome);
     },
     listOrders: (req, res) => {
       const request = pageRequest(req.query as Record<string, unknown>);

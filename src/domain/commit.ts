@@ -18,21 +18,19 @@ export interface Outbox {
 
 /**
  * The one place where what the domain decided is stored: merchants,
- * payments and orders. The records are put at once, so the next request
- * sees them, in the order given; the promise resolves once they are in the
- * store's log (README, "Durability levels"). A payment is put with the
- * deliveries of its notifications, which the outbox makes from the stored
- * record and the one it replaces: one log line holds both, so a crash keeps
- * both or neither.
- * @throws StoreUnavailableError (at once, or as the rejection) when the
- *   store cannot write (nothing of a refused batch is kept); TypeError for a
- *   record its schema refuses (the records before it in the list are put).
+ * payments and orders, put in the order given inside the caller's unit of
+ * work (`Store.transaction`), which makes them durable together (README,
+ * "Durability levels"). A payment is put with the deliveries of its
+ * notifications, which the outbox makes from the stored record and the one
+ * it replaces: one change holds both, so a crash keeps both or neither.
+ * @throws StoreUnavailableError when the store cannot write (nothing of a
+ *   refused batch is kept); TypeError for a record its schema refuses (the
+ *   records before it in the list are put).
  */
-export function commitWrites(store: Store, writes: readonly Write[], outbox?: Outbox): Promise<void> {
+export function putWrites(store: Store, writes: readonly Write[], outbox?: Outbox): void {
   for (const write of writes) {
     if (write.kind === 'payment') store.putPayment(write.payment, outbox?.deliveriesFor(write.before, write.payment) ?? []);
     else if (write.kind === 'order') store.putOrder(write.order);
     else store.putMerchant(write.merchant);
   }
-  return store.commit();
 }

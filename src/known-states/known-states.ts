@@ -113,11 +113,12 @@ export class KnownStates {
       const baseline = toEmpty ? undefined : this.baseline;
       const heldThere = publicKey === undefined || baseline?.records.merchants.some((merchant) => merchant.publicKey === publicKey);
       if (!baseline || !heldThere) {
-        store.reset(publicKey);
-        overrides.clear(publicKey);
-        faults.clear(publicKey);
+        await store.transaction(() => {
+          store.reset(publicKey);
+          overrides.clear(publicKey);
+          faults.clear(publicKey);
+        });
         this.deps.clearJournal(publicKey);
-        await store.commit();
         return 'empty';
       }
       await putState(this.deps, publicKey === undefined ? this.withStrangers(baseline) : merchantPart(baseline, publicKey));

@@ -1,7 +1,7 @@
 import type { NotificationFaults, NotificationFaultView } from '../notifications/faults.js';
 import type { Override, OverrideBook } from '../scenarios/overrides.js';
 import { snapshotChunks } from '../store/snapshot.js';
-import type { SnapshotRecords, Store } from '../store/store.js';
+import { StoreUnavailableError, type SnapshotRecords, type Store } from '../store/store.js';
 
 /**
  * What a known state is made of: the store's records, the overrides in
@@ -47,20 +47,25 @@ export function takeState(parts: StateParts, publicKey?: string): SandboxState {
  */
 export async function putState(parts: StateParts, state: SandboxState): Promise<void> {
   const { publicKey } = state;
-  const before = takeState(parts, publicKey);
-  parts.overrides.replace(state.overrides, publicKey);
+  let before: SandboxState | undefined;
   try {
-    parts.store.replace(state.records, publicKey);
+    // One unit: on a shared store the books' change and the records' are one entry each of one batch.
+    await parts.store.transaction(() => {
+      before = takeState(parts, publicKey);
+      parts.overrides.replace(state.overrides, publicKey);
+      try {
+        parts.store.replace(state.records, publicKey);
+      } catch (error) {
+        parts.overrides.replace(before.overrides, publicKey);
+        throw error;
+      }
+      parts.faults.replace(state.faults, publicKey);
+    });
   } catch (error) {
-    parts.overrides.replace(before.overrides, publicKey);
-    throw error;
-  }
-  parts.faults.replace(state.faults, publicKey);
-  try {
-    await parts.store.commit();
-  } catch (error) {
-    parts.overrides.replace(before.overrides, publicKey);
-    parts.faults.replace(before.faults, publicKey);
+    if (before && !parts.store.isShared && error instanceof StoreUnavailableError) {
+      parts.overrides.replace(before.overrides, publicKey);
+      parts.faults.replace(before.faults, publicKey);
+    }
     throw error;
   }
 }

@@ -48,19 +48,35 @@ export class Dispatcher {
   async attempt(id: string): Promise<void> {
     if (!this.dueDelivery(id) || this.inFlight.has(id)) return;
     this.inFlight.add(id);
+    const { store } = this.deps;
+    let claimed = false;
     try {
       // A receiver is never told of a change the log does not hold yet: a
       // crash would take the change back after its event went out. A change
       // the disk refused is taken back, and so is its delivery.
-      await this.deps.store.commit();
+      await store.commit();
+      if (store.isShared) {
+        // One replica makes each attempt: the one whose claim is in force. Another's claim runs out
+        // if it dies before recording, and the attempt is tried again then (docs/decisions.md#d84-shared-store).
+        const claim = await store.claim(id);
+        if (!claim.claimed) {
+          this.retryAfter(id, claim.untilMs);
+          return;
+        }
+        claimed = true;
+        // What the claim's last holder recorded before letting go is read before the delivery is judged due.
+        await store.refresh();
+      }
       const due = this.dueDelivery(id);
       if (!due) return;
       // The older page: later notifications wait behind one that is failing, and go once it is accepted.
       const blocker = due.schedule === 'legacy' ? this.failingBefore(due) : undefined;
       if (blocker) {
         if (blocker.dueAt !== due.dueAt) {
-          this.deps.store.putDelivery({ ...due, dueAt: blocker.dueAt! });
-          await this.deps.store.commit();
+          await store.transaction(() => {
+            const current = store.delivery(id);
+            if (current && current.attempts.length === due.attempts.length) store.putDelivery({ ...current, dueAt: blocker.dueAt! });
+          });
         }
         return;
       }
@@ -73,7 +89,14 @@ export class Dispatcher {
       }
     } finally {
       this.inFlight.delete(id);
+      if (claimed) await store.unclaim(id);
     }
+  }
+
+  // Tries an attempt again once another replica's claim on it has run out.
+  private retryAfter(id: string, untilMs: number): void {
+    const timer = setTimeout(() => void this.attempt(id).catch(() => undefined), Math.max(0, untilMs - Date.now()) + 50);
+    timer.unref();
   }
 
   private async send(due: Delivery): Promise<void> {
@@ -93,21 +116,23 @@ export class Dispatcher {
     } else {
       result = await sendNotification(url, notificationBody(due), { ackReference: due.ackReference, timeoutMs: rules.timeoutMs, acknowledgement: rules.acknowledgement });
     }
-    // A reset may have removed it meanwhile: nothing is left to record.
-    const current = store.delivery(due.id);
-    if (!current) return;
     const attempt: DeliveryAttempt = {
       at, url, ackReference: due.ackReference, ...(result.status !== undefined ? { status: result.status } : {}),
       latencyMs: result.latencyMs, acknowledged: result.acknowledged, ...(result.reason !== undefined ? { reason: result.reason } : {}),
     };
-    const attempts = [...current.attempts, attempt];
-    const nextAt = result.acknowledged ? undefined : nextAttemptAt(current.schedule, attempts.length, Date.parse(attempts[0]!.at), Date.parse(at));
-    const state = result.acknowledged ? 'delivered' : nextAt === undefined ? 'undelivered' : 'scheduled';
-    const next: Delivery = { ...current, attempts, state, dueAt: nextAt === undefined ? undefined : new Date(nextAt).toISOString(), updatedAt: at };
-    store.putDelivery(next);
-    this.release(next, at);
-    await store.commit();
-    this.deps.onAttempt?.(next, attempt);
+    const recorded = await store.transaction(() => {
+      // A reset may have removed it meanwhile, or (on a shared store) another replica recorded this attempt: nothing is left to record.
+      const current = store.delivery(due.id);
+      if (!current || current.attempts.length !== due.attempts.length) return undefined;
+      const attempts = [...current.attempts, attempt];
+      const nextAt = result.acknowledged ? undefined : nextAttemptAt(current.schedule, attempts.length, Date.parse(attempts[0]!.at), Date.parse(at));
+      const state = result.acknowledged ? 'delivered' : nextAt === undefined ? 'undelivered' : 'scheduled';
+      const next: Delivery = { ...current, attempts, state, dueAt: nextAt === undefined ? undefined : new Date(nextAt).toISOString(), updatedAt: at };
+      store.putDelivery(next);
+      this.release(next, at);
+      return next;
+    });
+    if (recorded) this.deps.onAttempt?.(recorded, attempt);
   }
 
   // Deliveries that waited for this one go now: held ones made before it

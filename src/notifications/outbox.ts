@@ -6,7 +6,7 @@ import { durationMs, later } from '../model/durations.js';
 import type { Delivery, DeliveryFault, DeliverySchedule, NotificationEvent, NotificationEventType } from '../model/notifications.js';
 import type { Payment } from '../model/records.js';
 import type { ScenarioEngine } from '../scenarios/engine.js';
-import type { Store } from '../store/store.js';
+import type { Change, Store } from '../store/store.js';
 import type { NotificationFaults } from './faults.js';
 
 /** A merchant's notification URL as it applies now: its own, or the one every merchant has (`--webhook-url`). */
@@ -46,6 +46,13 @@ export class NotificationOutbox implements Outbox {
 
   constructor(private readonly deps: OutboxDependencies) {
     this.sequence = deps.store.deliveries().reduce((highest, delivery) => Math.max(highest, delivery.sequence), 0);
+    // On a shared store other replicas number deliveries too: each counts on from the highest it has read.
+    if (deps.store.isShared) deps.store.watch((change) => this.countFrom(change));
+  }
+
+  private countFrom(change: Change): void {
+    const made = change.kind === 'payment' ? (change.deliveries ?? []) : change.kind === 'delivery' ? [change.delivery] : change.kind === 'replace' ? change.records.deliveries : [];
+    for (const delivery of made) this.sequence = Math.max(this.sequence, delivery.sequence);
   }
 
   /** The merchant's notification URL as it applies now, or undefined when it has none. */

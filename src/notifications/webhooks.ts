@@ -54,8 +54,8 @@ export class SandboxWebhooks {
    * @throws RangeError when `url` is not an absolute http or https URL
    */
   async set(publicKey: string, url: string, options: { events?: NotificationEventType[]; schedule?: DeliverySchedule } = {}): Promise<void> {
-    this.store.putWebhook(publicKey, webhookEndpoint(publicKey, url, options, new Date().toISOString()));
-    await this.store.commit();
+    const webhook = webhookEndpoint(publicKey, url, options, new Date().toISOString());
+    await this.store.transaction(() => this.store.putWebhook(publicKey, webhook));
   }
 
   /** The deliveries that match `query`, in the order they were made. */

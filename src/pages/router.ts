@@ -4,7 +4,7 @@ import {
   cancelByCustomer, completeCardAuthentication, payByAccount, payByCard, payByTransfer, returnUrlOf, returnWithOutcome, transferSent,
   type CustomerContext, type CustomerStep,
 } from '../domain/customer.js';
-import { commitWrites } from '../domain/commit.js';
+import { putWrites } from '../domain/commit.js';
 import type { Payment } from '../model/records.js';
 import { isRedirectTarget } from '../model/redirect-targets.js';
 import { authenticatePage, checkoutPage, notFoundPage, resultPage } from './templates.js';
@@ -25,7 +25,9 @@ export function pagesRouter(ctx: CustomerContext): Router {
   const router = express.Router();
   router.use((_req, res, next) => {
     res.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-    next();
+    // A shared store: the payment behind a link may have been made by another replica a moment ago.
+    if (ctx.store.isShared) ctx.store.refresh().then(() => next(), next);
+    else next();
   });
   router.use('/assets', express.static(ASSETS, { fallthrough: false, index: false }));
   router.use(express.urlencoded({ extended: false, limit: '20kb' }));
@@ -38,8 +40,13 @@ export function pagesRouter(ctx: CustomerContext): Router {
   };
   const isCheckout = (payment: Payment) => payment.method === 'CHECKOUT' || payment.method === 'ORDER';
   const isCard = (payment: Payment) => payment.method === 'CARD' || (isCheckout(payment) && payment.channel === 'CARD');
-  const finish = async (res: Response, step: CustomerStep, self: string) => {
-    await commitWrites(ctx.store, step.writes, ctx.outbox);
+  // The customer's step is taken in one unit, from the payment as stored then: on a shared store another replica may have changed it.
+  const finish = async (res: Response, seen: Payment, take: (payment: Payment) => CustomerStep, self: string) => {
+    const step = await ctx.store.transaction(() => {
+      const taken = take(ctx.store.paymentWithLinkingReference(seen.linkingReference) ?? seen);
+      putWrites(ctx.store, taken.writes, ctx.outbox);
+      return taken;
+    });
     if (step.next === 'authenticate') return res.redirect(303, `/pages/authenticate/${encodeURIComponent(step.payment.linkingReference)}`);
     // The next step of the checkout, or the page as it now stands (a refused step).
     if (step.next !== 'return') return res.redirect(303, self);
@@ -70,23 +77,23 @@ export function pagesRouter(ctx: CustomerContext): Router {
         if (!/^[0-9]{12,19}$/.test(cardNumber)) return refuse('The card number must be 12 to 19 digits.');
         if (!/^(0[1-9]|1[0-2])\/[0-9]{2}$/.test(form.expiry ?? '')) return refuse('The expiry date must be MM/YY.');
         if (!/^[0-9]{3,4}$/.test(form.cvv ?? '')) return refuse('The CVV must be 3 or 4 digits.');
-        return finish(res, payByCard(ctx, payment, cardNumber), self);
+        return finish(res, payment, (current) => payByCard(ctx, current, cardNumber), self);
       }
       case 'account':
         if (!/^[0-9]{10}$/.test(form.accountNumber ?? '') || !/^[0-9]{3,6}$/.test(form.bankCode ?? '')) {
           return refuse('The account number must be 10 digits and the bank code 3 to 6 digits.');
         }
-        return finish(res, payByAccount(ctx, payment), self);
+        return finish(res, payment, (current) => payByAccount(ctx, current), self);
       case 'otp':
         if (payment.channel !== 'ACCOUNT' || !form.otp) return refuse('Enter the one-time password.');
-        return finish(res, completeCardAuthentication(ctx, payment, { approve: true, otp: form.otp }), self);
+        return finish(res, payment, (current) => completeCardAuthentication(ctx, current, { approve: true, otp: form.otp! }), self);
       case 'transfer':
-        return finish(res, payByTransfer(ctx, payment), self);
+        return finish(res, payment, (current) => payByTransfer(ctx, current), self);
       case 'transfer-sent':
         if (payment.channel !== 'TRANSFER') return refuse('Choose bank transfer first.');
-        return finish(res, transferSent(ctx, payment), self);
+        return finish(res, payment, (current) => transferSent(ctx, current), self);
       case 'cancel':
-        return finish(res, cancelByCustomer(ctx, payment), self);
+        return finish(res, payment, (current) => cancelByCustomer(ctx, current), self);
       default:
         return refuse('Choose a way to pay.');
     }
@@ -103,9 +110,9 @@ export function pagesRouter(ctx: CustomerContext): Router {
     const payment = find(req, res, isCard);
     if (!payment) return;
     const form = req.body as Record<string, string | undefined>;
-    if (form.action === 'decline') return finish(res, completeCardAuthentication(ctx, payment, { approve: false }), req.originalUrl);
+    if (form.action === 'decline') return finish(res, payment, (current) => completeCardAuthentication(ctx, current, { approve: false }), req.originalUrl);
     if (!form.otp) return res.status(400).type('html').send(authenticatePage(payment, req.originalUrl, 'Enter the one-time password, or decline.'));
-    return finish(res, completeCardAuthentication(ctx, payment, { approve: true, otp: form.otp }), req.originalUrl);
+    return finish(res, payment, (current) => completeCardAuthentication(ctx, current, { approve: true, otp: form.otp! }), req.originalUrl);
   });
 
   return router;

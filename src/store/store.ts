@@ -9,10 +9,19 @@ import { SnapshotFile } from './snapshot.js';
 import type { SyncLevel } from './sync-level.js';
 import { DEFAULT_MAX_MERCHANTS, Tables, type Change, type MerchantRecord, type SnapshotRecords } from './tables.js';
 import { readLog, WriteAheadLog } from './write-ahead-log.js';
+import type { SharedBooks, SharedLog } from './shared-log.js';
+import { describeUrl } from './store-url.js';
 
 export { StoreOpenError, StoreUnavailableError } from './errors.js';
 export { SYNC_LEVELS, type SyncLevel } from './sync-level.js';
 export { DEFAULT_MAX_MERCHANTS, type Change, type MerchantRecord, type SnapshotRecords } from './tables.js';
+export type { SharedBooks, SharedBooksState } from './shared-log.js';
+
+/** What `Store.claim` answers: whether this replica may make the delivery's attempt, and until when (epoch ms) the claim holds. */
+export interface DeliveryClaim {
+  claimed: boolean;
+  untilMs: number;
+}
 
 /** Where the store keeps its state. */
 export interface StoreOptions {
@@ -22,6 +31,12 @@ export interface StoreOptions {
    * the lock as `<file>.lock`. Absent: memory only.
    */
   file?: string;
+  /**
+   * a PostgreSQL connection string (`postgres://user:pass@host:port/db`,
+   * `--store`): the state is kept there, shared by every replica pointed at
+   * it (docs/decisions.md#d84-shared-store); `file` is then ignored
+   */
+  url?: string;
   /**
    * the fewest logged changes that make a new snapshot; default 10 000. The
    * log is folded into the snapshot once it holds this many changes and as
@@ -75,6 +90,8 @@ export class Store {
   private closing: Promise<void> | undefined;
   private readonly watchers: Array<(change: Change) => void> = [];
 
+  private shared: SharedLog | undefined;
+
   private constructor(
     private readonly tables: Tables,
     private readonly disk: Disk | undefined,
@@ -97,6 +114,7 @@ export class Store {
     const tuning = { snapshotEvery: options.snapshotEvery ?? 10_000, retryEvery: options.retryEvery ?? 1_000, sync: options.sync ?? 'normal' };
     const maxMerchants = options.maxMerchants ?? DEFAULT_MAX_MERCHANTS;
     if (!Number.isInteger(maxMerchants) || maxMerchants < 1) throw new RangeError(`maxMerchants must be an integer of at least 1, not ${maxMerchants}`);
+    if (options.url !== undefined) return Store.openShared(options.url, maxMerchants);
     if (options.file === undefined) return new Store(new Tables(), undefined, maxMerchants);
     const lock = await StoreLock.acquire(options.file);
     try {
@@ -117,9 +135,94 @@ export class Store {
     }
   }
 
+  // pg and the migrations load only for a store on PostgreSQL, so a start on the file reads nothing more.
+  private static async openShared(url: string, maxMerchants: number): Promise<Store> {
+    const { SharedLog } = await import('./shared-log.js');
+    const store = new Store(new Tables(), undefined, maxMerchants);
+    try {
+      store.shared = await SharedLog.open(url, { replay: (change) => store.replayShared(change) });
+    } catch (error) {
+      throw error instanceof StoreOpenError ? error : new StoreOpenError(`cannot open the store at ${describeUrl(url)}: ${(error as Error).message}`);
+    }
+    return store;
+  }
+
   /** True when the state lives in memory only (`--in-memory`). */
   get inMemory(): boolean {
-    return this.disk === undefined;
+    return this.disk === undefined && this.shared === undefined;
+  }
+
+  /** True when the state is kept in PostgreSQL and shared with other replicas (`--store postgres://...`). */
+  get isShared(): boolean {
+    return this.shared !== undefined;
+  }
+
+  /**
+   * Runs one unit of work: `work` reads the state and puts its changes,
+   * synchronously; the promise resolves with what it returned once they are
+   * durable (docs/design.md, "Two stores"). On the file it runs at once and
+   * then commits, as a caller of `put*` and `commit()` always did. On
+   * PostgreSQL it runs in the next batch, after this replica has read every
+   * change other replicas committed, under the lock that makes replicas
+   * write one at a time.
+   * @throws what `work` threw (the changes it put before are kept, as on the file);
+   *   StoreUnavailableError (rejects) when the changes could not be made durable: they were taken back
+   */
+  transaction<T>(work: () => T): Promise<T> {
+    if (this.shared) return this.shared.transaction(work);
+    try {
+      const value = work();
+      return this.commit().then(() => value);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * Reads what other replicas committed since this one last read, so that a
+   * read outside a unit (authentication, the control API, the pages) sees
+   * them; at once on the file.
+   * @throws StoreUnavailableError (rejects) while the database does not answer
+   */
+  refresh(): Promise<void> {
+    return this.shared?.refresh() ?? Promise.resolve();
+  }
+
+  /**
+   * Claims a delivery's next attempt for this replica (on PostgreSQL, a
+   * lease of CLAIM_LEASE_MS); always granted on the file, which one process holds.
+   * @throws StoreUnavailableError (rejects) while the database does not answer
+   */
+  claim(deliveryId: string): Promise<DeliveryClaim> {
+    return this.shared?.claim(deliveryId) ?? Promise.resolve({ claimed: true, untilMs: Number.POSITIVE_INFINITY });
+  }
+
+  /** Lets go of this replica's claim once the attempt is recorded (nothing on the file). */
+  unclaim(deliveryId: string): Promise<void> {
+    return this.shared?.unclaim(deliveryId) ?? Promise.resolve();
+  }
+
+  /**
+   * Shares the overrides and notification faults through the store on
+   * PostgreSQL: their changes are then made in units (`booksChanged`); a
+   * no-op on the file, where they stay in memory (docs/decisions.md#d26-in-memory-test-session).
+   */
+  shareBooks(books: SharedBooks): void {
+    this.shared?.shareBooks(books);
+  }
+
+  /**
+   * Says that the running unit changed the overrides or the faults.
+   * @throws Error on PostgreSQL when no unit is running
+   */
+  booksChanged(): void {
+    this.shared?.booksChanged();
+  }
+
+  // A change another replica committed: applied as start-up's replay is, and told to the watchers as a change put here is.
+  private replayShared(change: Change): void {
+    this.tables.replay(change);
+    for (const watcher of this.watchers) watcher(change);
   }
 
   /**
@@ -131,7 +234,7 @@ export class Store {
    */
   health(): StoreHealth {
     if (this.closing) return { writable: false, error: 'the store is closed' };
-    const error = this.disk?.trouble;
+    const error = this.disk?.trouble ?? this.shared?.trouble;
     if (error) return { writable: false, error: error.message };
     const snapshotError = this.disk?.foldTrouble;
     return snapshotError ? { writable: true, snapshotError: snapshotError.message } : { writable: true };
@@ -139,7 +242,7 @@ export class Store {
 
   /** The disk's error while the store cannot write, else undefined; `health()` says the same for the health endpoint. */
   get failed(): Error | undefined {
-    return this.disk?.trouble;
+    return this.disk?.trouble ?? this.shared?.trouble;
   }
 
   /** The merchant with this public key, if the sandbox has seen it, and whether a reset released it. */
@@ -335,7 +438,7 @@ export class Store {
    *   the changes not yet on disk were taken back in memory
    */
   commit(): Promise<void> {
-    return this.disk?.commit() ?? Promise.resolve();
+    return this.disk?.commit() ?? this.shared?.commit() ?? Promise.resolve();
   }
 
   /**
@@ -345,13 +448,14 @@ export class Store {
    *   written; the files are closed all the same, and the logs hold every acknowledged change
    */
   close(): Promise<void> {
-    return (this.closing ??= this.disk?.close() ?? Promise.resolve());
+    return (this.closing ??= this.disk?.close() ?? this.shared?.close() ?? Promise.resolve());
   }
 
   private change(change: Change): void {
     if (this.closing) throw new StoreUnavailableError(new Error('the store is closed'));
     const trouble = this.disk?.trouble;
     if (trouble) throw new StoreUnavailableError(trouble);
+    if (this.shared && !this.shared.inUnit) throw new Error(`a ${change.kind} change was put outside a unit of work (Store.transaction)`);
     // A record the schema refuses would make the store refuse to start next time: refuse it now.
     const problem = changeProblem(change);
     if (problem) throw new TypeError(`the ${change.kind} cannot be stored: ${problem}`);
@@ -359,8 +463,10 @@ export class Store {
     if (change.kind === 'merchant' && !this.hasRoomForMerchant() && this.tables.merchant(change.merchant.publicKey) === undefined) {
       throw new RangeError(`the merchant cannot be stored: the store keeps at most ${this.maxMerchants} merchants`);
     }
+    const newPayment = this.shared && change.kind === 'payment' && this.tables.payment(change.payment.publicKey, change.payment.paymentReference) === undefined;
     const undo = this.tables.apply(change);
     this.disk?.queue(change, undo);
+    this.shared?.queue(change, undo, newPayment ? { publicKey: change.payment.publicKey, paymentReference: change.payment.paymentReference } : undefined);
     for (const watcher of this.watchers) watcher(change);
   }
 

@@ -1,0 +1,378 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import pg from 'pg';
+import { failure, StoreUnavailableError } from './errors.js';
+import { migrate } from './migrations.js';
+import { describeUrl } from './store-url.js';
+import type { Change, Undo } from './tables.js';
+
+/**
+ * What a sandbox keeps beside the store's tables and shares between replicas
+ * on PostgreSQL: the overrides and the notification faults, whole
+ * (docs/decisions.md#d84-shared-store).
+ */
+export interface SharedBooksState {
+  overrides: readonly object[];
+  faults: readonly object[];
+}
+
+/** How the store's owner lets the shared log read and put back the books it does not hold itself. */
+export interface SharedBooks {
+  /** the books as they are now */
+  capture(): SharedBooksState;
+  /** puts the books in place whole: another replica's change, or a batch taken back */
+  apply(state: SharedBooksState): void;
+}
+
+/** What the shared log does to the store's tables, for a change another replica committed. */
+export interface Replica {
+  /** applies a committed change of another replica (or of this one's earlier run) to the tables, and tells the store's watchers */
+  replay(change: Change): void;
+}
+
+/** One entry of the shared log: a change of the tables, or the books whole. */
+type LogEntry = { change: Change } | { books: SharedBooksState };
+
+/** A change put in the open batch, with how to take it back and whether it made a new payment. */
+interface Queued {
+  entry: LogEntry;
+  undo?: Undo;
+  newPayment?: { publicKey: string; paymentReference: string };
+}
+
+/** One unit of work waiting for its batch. */
+interface Unit {
+  work: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+  outcome?: { value: unknown } | { error: unknown };
+}
+
+/** How long a claim on a delivery lasts without being recorded: above the receiver's longest timeout (10 s, legacy). */
+export const CLAIM_LEASE_MS = 30_000;
+
+/** The advisory lock every batch of writes holds until it commits: one writer at a time across replicas (docs/decisions.md#d84-shared-store). */
+const WRITE_LOCK = 0x5a4e_4450;
+
+/** How often a replica reads what others committed when no notification came, and probes the database for health. */
+const POLL_MS = 1_000;
+
+/**
+ * The store's durable side on PostgreSQL: a log of changes shared by every
+ * replica, each replica keeping the whole state in memory as the file store
+ * does (docs/design.md, "Two stores"; docs/decisions.md#d84-shared-store).
+ *
+ * A unit of work runs in a batch: the batch takes one advisory lock for
+ * writes, reads what other replicas committed since this one last read
+ * (so the unit's reads see every committed change), runs its units one after
+ * another, appends their changes and commits. The lock is held until the
+ * commit, so the log's order is the order of the commits, and a unit always
+ * starts from the last committed state: a paymentReference is taken once (a
+ * primary key backs it), a payment changes one at a time, override and fault
+ * counts are exact. Units that arrive while a batch runs go in the next one
+ * (group commit).
+ */
+export class SharedLog {
+  private readonly pool: pg.Pool;
+  private readonly replica = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  private applied = 0;
+  private units: Unit[] = [];
+  private batch: Queued[] | undefined;
+  private booksDirty = false;
+  private applyingRemote = false;
+  private tail: Promise<unknown> = Promise.resolve();
+  private batchQueued = false;
+  private queuedRefresh: Promise<void> | undefined;
+  private failure: Error | undefined;
+  private closed = false;
+  private poller: NodeJS.Timeout | undefined;
+  private listener: pg.Client | undefined;
+  private books: SharedBooks | undefined;
+
+  private constructor(
+    private readonly url: string,
+    private readonly target: Replica,
+  ) {
+    this.pool = new pg.Pool({ connectionString: url, max: 6, connectionTimeoutMillis: 5_000 });
+    // An idle connection the server dropped: the next query finds out and the probe reports it.
+    this.pool.on('error', (error) => void (this.failure = failure('the database closed a connection', error)));
+  }
+
+  /**
+   * Connects, migrates the schema under its advisory lock (two replicas
+   * starting at once migrate once), and reads the whole log into the tables.
+   * @throws Error naming the database (never its password) when it cannot be reached or holds a newer schema
+   */
+  static async open(url: string, target: Replica): Promise<SharedLog> {
+    const log = new SharedLog(url, target);
+    try {
+      const client = await log.pool.connect();
+      try {
+        await migrate(client, describeUrl(url));
+      } finally {
+        client.release();
+      }
+      await log.catchUp(log.pool);
+    } catch (error) {
+      await log.pool.end().catch(() => undefined);
+      throw error;
+    }
+    log.poller = setInterval(() => void log.probe(), POLL_MS);
+    log.poller.unref();
+    void log.listen();
+    return log;
+  }
+
+  /** What the books' owner gives so that overrides and faults are shared too. */
+  shareBooks(books: SharedBooks): void {
+    this.books = books;
+  }
+
+  /** The database's last error while it does not answer, else undefined: the store is not writable then. */
+  get trouble(): Error | undefined {
+    return this.closed ? new Error('the store is closed') : this.failure;
+  }
+
+  /** Folds are the file store's: never troubled here. */
+  readonly foldTrouble = undefined;
+
+  /** True inside a unit's work: the only time a change may be put. */
+  get inUnit(): boolean {
+    return this.batch !== undefined;
+  }
+
+  /**
+   * Takes a change put by a unit's work into the open batch.
+   * @throws Error when no unit is running: every write goes through `transaction`
+   */
+  queue(change: Change, undo: Undo, newPayment?: { publicKey: string; paymentReference: string }): void {
+    if (!this.batch) throw new Error(`a ${change.kind} change was put outside a unit of work`);
+    this.batch.push({ entry: { change }, undo, newPayment });
+  }
+
+  /** Marks the books changed by the running unit; a change applied from another replica is not marked. */
+  booksChanged(): void {
+    if (this.applyingRemote) return;
+    if (!this.batch) throw new Error('the overrides or faults changed outside a unit of work');
+    this.booksDirty = true;
+  }
+
+  /**
+   * Runs `work` in the next batch, once this replica has read every change
+   * committed before the batch took the write lock.
+   * @returns what `work` returned, once its changes are committed
+   * @throws what `work` threw (its changes up to then are committed all the same, as on the file store);
+   *   StoreUnavailableError when the batch could not be committed (its changes are taken back)
+   */
+  transaction<T>(work: () => T): Promise<T> {
+    if (this.closed) return Promise.reject(new StoreUnavailableError(new Error('the store is closed')));
+    return new Promise<T>((resolve, reject) => {
+      this.units.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.batchQueued) {
+        this.batchQueued = true;
+        void this.serial(() => this.runBatch());
+      }
+    });
+  }
+
+  /** Resolves once every batch begun before it has ended. */
+  commit(): Promise<void> {
+    return this.serial(async () => undefined);
+  }
+
+  /**
+   * Reads what other replicas committed since this one last read (one
+   * query; callers that arrive before it starts share it).
+   * @throws StoreUnavailableError when the database does not answer
+   */
+  refresh(): Promise<void> {
+    if (this.queuedRefresh) return this.queuedRefresh;
+    const run = this.serial(async () => {
+      this.queuedRefresh = undefined;
+      try {
+        await this.catchUp(this.pool);
+        this.failure = undefined;
+      } catch (error) {
+        this.failure = failure('the database did not answer', error);
+        throw new StoreUnavailableError(this.failure);
+      }
+    });
+    this.queuedRefresh = run;
+    return run;
+  }
+
+  /**
+   * Claims a delivery's next attempt for this replica, for CLAIM_LEASE_MS of
+   * wall time: false while another replica's claim is in force.
+   * @returns true when this replica holds the claim; `until` the epoch ms another's claim runs out
+   * @throws StoreUnavailableError when the database does not answer
+   */
+  async claim(deliveryId: string): Promise<{ claimed: boolean; untilMs: number }> {
+    try {
+      const { rows } = await this.pool.query<{ replica: string; until_ms: string }>(
+        `INSERT INTO sandbox_delivery_claims AS c (delivery_id, replica, lease_until)
+           VALUES ($1, $2, clock_timestamp() + make_interval(secs => $3::double precision / 1000))
+         ON CONFLICT (delivery_id) DO UPDATE SET replica = EXCLUDED.replica, lease_until = EXCLUDED.lease_until
+           WHERE c.lease_until < clock_timestamp() OR c.replica = EXCLUDED.replica
+         RETURNING replica, (extract(epoch FROM lease_until) * 1000)::bigint::text AS until_ms`,
+        [deliveryId, this.replica, CLAIM_LEASE_MS],
+      );
+      if (rows.length > 0) return { claimed: true, untilMs: Number(rows[0]!.until_ms) };
+      const held = await this.pool.query<{ until_ms: string }>(
+        'SELECT (extract(epoch FROM lease_until) * 1000)::bigint::text AS until_ms FROM sandbox_delivery_claims WHERE delivery_id = $1',
+        [deliveryId],
+      );
+      return { claimed: false, untilMs: Number(held.rows[0]?.until_ms ?? Date.now()) };
+    } catch (error) {
+      throw new StoreUnavailableError(failure('the database did not answer', error));
+    }
+  }
+
+  /** Lets go of this replica's claim on a delivery once its attempt is recorded. */
+  async unclaim(deliveryId: string): Promise<void> {
+    await this.pool.query('DELETE FROM sandbox_delivery_claims WHERE delivery_id = $1 AND replica = $2', [deliveryId, this.replica]).catch(() => undefined);
+  }
+
+  /** Waits for what is under way, stops reading, and closes the connections. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.commit().catch(() => undefined);
+    this.closed = true;
+    if (this.poller) clearInterval(this.poller);
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => undefined);
+    await this.pool.end();
+  }
+
+  // One batch: the write lock, what others committed, the units, their changes appended, the commit.
+  private async runBatch(): Promise<void> {
+    this.batchQueued = false;
+    const units = this.units;
+    this.units = [];
+    if (units.length === 0) return;
+    let client: pg.PoolClient | undefined;
+    let books: SharedBooksState | undefined;
+    const batch: Queued[] = [];
+    try {
+      client = await this.pool.connect();
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK]);
+      await this.catchUp(client);
+      books = this.books?.capture();
+      this.batch = batch;
+      this.booksDirty = false;
+      for (const unit of units) {
+        try {
+          unit.outcome = { value: unit.work() };
+        } catch (error) {
+          unit.outcome = { error };
+        }
+      }
+      this.batch = undefined;
+      if (this.booksDirty && this.books) batch.push({ entry: { books: this.books.capture() } });
+      if (batch.length > 0) await this.append(client, batch);
+      await client.query('COMMIT');
+      if (batch.length > 0) this.applied += batch.length;
+      this.failure = undefined;
+    } catch (error) {
+      this.batch = undefined;
+      await client?.query('ROLLBACK').catch(() => undefined);
+      for (const queued of batch.slice().reverse()) queued.undo?.();
+      if (books && this.booksDirty) this.quietly(() => this.books!.apply(books!));
+      const unavailable = error instanceof StoreUnavailableError ? error : new StoreUnavailableError(failure('the database refused the write', error));
+      this.failure = unavailable.cause as Error;
+      for (const unit of units) unit.reject(unavailable);
+      return;
+    } finally {
+      this.batch = undefined;
+      client?.release();
+    }
+    for (const unit of units) {
+      const outcome = unit.outcome!;
+      if ('error' in outcome) unit.reject(outcome.error);
+      else unit.resolve(outcome.value);
+    }
+  }
+
+  // The batch's entries, numbered after the last one read (the write lock is held, so nobody else numbers),
+  // and the keys that back a paymentReference's uniqueness: a new payment's key is a plain INSERT.
+  private async append(client: pg.PoolClient, batch: Queued[]): Promise<void> {
+    await client.query(
+      'INSERT INTO sandbox_log (seq, entry) SELECT $2::bigint + t.i, t.e FROM unnest($1::text[]) WITH ORDINALITY AS t(e, i)',
+      [batch.map((queued) => JSON.stringify(queued.entry)), this.applied],
+    );
+    for (const queued of batch) {
+      if ('books' in queued.entry) continue;
+      const change = queued.entry.change;
+      if (queued.newPayment) {
+        await client.query('INSERT INTO sandbox_payment_keys (public_key, payment_reference) VALUES ($1, $2)', [queued.newPayment.publicKey, queued.newPayment.paymentReference]);
+      } else if (change.kind === 'reset' || change.kind === 'replace') {
+        if (change.publicKey === undefined) await client.query('DELETE FROM sandbox_payment_keys');
+        else await client.query('DELETE FROM sandbox_payment_keys WHERE public_key = $1', [change.publicKey]);
+        if (change.kind === 'replace' && change.records.payments.length > 0) {
+          await client.query(
+            'INSERT INTO sandbox_payment_keys (public_key, payment_reference) SELECT * FROM unnest($1::text[], $2::text[])',
+            [change.records.payments.map((payment) => payment.publicKey), change.records.payments.map((payment) => payment.paymentReference)],
+          );
+        }
+      }
+    }
+    await client.query("SELECT pg_notify('sandbox_log', $1)", [String(this.applied + batch.length)]);
+  }
+
+  // Applies, in order, every entry committed after the last one read.
+  private async catchUp(db: pg.Pool | pg.PoolClient): Promise<void> {
+    const { rows } = await db.query<{ seq: string; entry: string }>('SELECT seq::text, entry FROM sandbox_log WHERE seq > $1 ORDER BY seq', [this.applied]);
+    for (const row of rows) {
+      const entry = JSON.parse(row.entry) as LogEntry;
+      if ('books' in entry) {
+        if (this.books) this.quietly(() => this.books!.apply(entry.books));
+      } else {
+        this.quietly(() => this.target.replay(entry.change));
+      }
+      this.applied = Number(row.seq);
+    }
+  }
+
+  private quietly(apply: () => void): void {
+    this.applyingRemote = true;
+    try {
+      apply();
+    } finally {
+      this.applyingRemote = false;
+    }
+  }
+
+  // Every step that reads or appends the log runs in turn, so entries are applied once and in order.
+  private serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(task, task);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  // The health probe, and a read of what others committed when no notification arrived.
+  private async probe(): Promise<void> {
+    if (this.closed) return;
+    await this.refresh().catch(() => undefined);
+    if (!this.listener && !this.closed) void this.listen();
+  }
+
+  // Notifications of other replicas' commits, so that this one reads them within milliseconds.
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.url });
+    this.listener = client;
+    client.on('error', () => {
+      if (this.listener === client) this.listener = undefined;
+      void client.end().catch(() => undefined);
+    });
+    client.on('notification', () => void this.refresh().catch(() => undefined));
+    try {
+      await client.connect();
+      await client.query('LISTEN sandbox_log');
+    } catch {
+      if (this.listener === client) this.listener = undefined;
+      await client.end().catch(() => undefined);
+    }
+  }
+}
