@@ -88,7 +88,8 @@ export function paymentStory(sources: StorySources, payment: Payment): PaymentSt
   return {
     payment: paymentView(payment),
     requests,
-    requestsComplete: createdRealMs > journal.completeAfterMs,
+    // On a shared store other replicas served requests this journal never saw (docs/decisions.md#d84-shared-store).
+    requestsComplete: !store.isShared && createdRealMs > journal.completeAfterMs,
     states: payment.history ?? [],
     deliveries,
     due: due.map((item) => dueView(store, publicKey, item)),

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { failure, StoreUnavailableError } from './errors.js';
 import { migrate } from './migrations.js';
 import { describeUrl } from './store-url.js';
-import type { Change, Undo } from './tables.js';
+import type { Change, SnapshotRecords, Undo } from './tables.js';
 
 /**
  * What a sandbox keeps beside the store's tables and shares between replicas
@@ -24,14 +24,24 @@ export interface SharedBooks {
   apply(state: SharedBooksState): void;
 }
 
-/** What the shared log does to the store's tables, for a change another replica committed. */
+/** What the shared log does to the store's tables, for a change another replica committed, and what it reads of them to fold the log. */
 export interface Replica {
   /** applies a committed change of another replica (or of this one's earlier run) to the tables, and tells the store's watchers */
   replay(change: Change): void;
+  /** every record held now, for a fold */
+  records(): SnapshotRecords;
+  /** how many records the tables hold */
+  size(): number;
 }
 
-/** One entry of the shared log: a change of the tables, or the books whole. */
-type LogEntry = { change: Change } | { books: SharedBooksState };
+/**
+ * One entry of the shared log: a change of the tables (`fold`: the whole
+ * state, put by a fold, after which older entries are deleted), or the books whole.
+ */
+type LogEntry = { change: Change; fold?: true } | { books: SharedBooksState };
+
+/** The fewest entries worth a fold: as for the file's log, a fold waits until the log holds as many entries as the state holds records. */
+const FOLD_EVERY = 10_000;
 
 /** A change put in the open batch, with how to take it back and whether it made a new payment. */
 interface Queued {
@@ -76,6 +86,8 @@ export class SharedLog {
   private readonly pool: pg.Pool;
   private readonly replica = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   private applied = 0;
+  // The seq of the oldest entry the log holds: entries since then are what a fold would save.
+  private oldest = 1;
   private units: Unit[] = [];
   private batch: Queued[] | undefined;
   private booksDirty = false;
@@ -270,10 +282,15 @@ export class SharedLog {
         }
       }
       this.batch = undefined;
-      if (this.booksDirty && this.books) batch.push({ entry: { books: this.books.capture() } });
+      const fold = this.applied + batch.length - this.oldest >= Math.max(FOLD_EVERY, this.target.size());
+      if ((this.booksDirty || fold) && this.books) batch.push({ entry: { books: this.books.capture() } });
+      if (fold) batch.push({ entry: { change: { kind: 'replace', records: this.target.records() }, fold: true } });
       if (batch.length > 0) await this.append(client, batch);
+      // The fold's entry holds the whole state and the books' entry just before it the books: what came before is no longer needed.
+      if (fold) await client.query('DELETE FROM sandbox_log WHERE seq < $1', [this.applied + batch.length - 1]);
       await client.query('COMMIT');
       if (batch.length > 0) this.applied += batch.length;
+      if (fold) this.oldest = this.applied - 1;
       this.failure = undefined;
     } catch (error) {
       this.batch = undefined;
@@ -324,8 +341,10 @@ export class SharedLog {
   // Applies, in order, every entry committed after the last one read.
   private async catchUp(db: pg.Pool | pg.PoolClient): Promise<void> {
     const { rows } = await db.query<{ seq: string; entry: string }>('SELECT seq::text, entry FROM sandbox_log WHERE seq > $1 ORDER BY seq', [this.applied]);
+    if (this.applied === 0 && rows.length > 0) this.oldest = Number(rows[0]!.seq);
     for (const row of rows) {
       const entry = JSON.parse(row.entry) as LogEntry;
+      if ('fold' in entry) this.oldest = Number(row.seq) - 1;
       if ('books' in entry) {
         if (this.books) this.quietly(() => this.books!.apply(entry.books));
       } else {

@@ -140,7 +140,7 @@ export class Store {
     const { SharedLog } = await import('./shared-log.js');
     const store = new Store(new Tables(), undefined, maxMerchants);
     try {
-      store.shared = await SharedLog.open(url, { replay: (change) => store.replayShared(change) });
+      store.shared = await SharedLog.open(url, { replay: (change) => store.replayShared(change), records: () => store.tables.records(), size: () => store.tables.size });
     } catch (error) {
       throw error instanceof StoreOpenError ? error : new StoreOpenError(`cannot open the store at ${describeUrl(url)}: ${(error as Error).message}`);
     }

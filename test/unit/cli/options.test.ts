@@ -19,6 +19,7 @@ const SAMPLES: Record<string, [string, unknown]> = {
   SANDBOX_PORT: ['4321', 4321],
   SANDBOX_HOST: ['0.0.0.0', '0.0.0.0'],
   SANDBOX_DATA: ['/tmp/sandbox.json', '/tmp/sandbox.json'],
+  SANDBOX_STORE_URL: ['postgres://sandbox:secret@db.test:5432/sandbox', 'postgres://sandbox:secret@db.test:5432/sandbox'],
   SANDBOX_SYNC: ['full', 'full'],
   SANDBOX_PUBLIC_URL: ['http://sandbox.test:9999', 'http://sandbox.test:9999'],
   SANDBOX_SCENARIOS: ['/srv/scenarios', ['/srv/scenarios']],

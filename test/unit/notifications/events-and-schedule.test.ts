@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MerchantClocks } from '../../../src/clock/clocks.js';
 import { paymentWrite } from '../../../src/domain/answer.js';
-import { commitWrites } from '../../../src/domain/commit.js';
+import { putWrites } from '../../../src/domain/commit.js';
 import { dueOf, walletDaysOf } from '../../../src/domain/due.js';
 import { eventsOf } from '../../../src/domain/notification-events.js';
 import { settleDue } from '../../../src/domain/payments.js';
@@ -164,7 +164,7 @@ describe('the outbox', () => {
       const clocks = new MerchantClocks(store, () => Date.parse('2026-01-01T00:00:00.000Z'));
       const outbox = new NotificationOutbox({ store, clocks, faults: new NotificationFaults(), engine: ENGINE });
       const paid = transition(pending, { type: 'settle', status: 'SUCCESSFUL' }, outcome('00', 'Successful')).payment!;
-      await commitWrites(store, [paymentWrite(paid, pending)], outbox);
+      await store.transaction(() => putWrites(store, [paymentWrite(paid, pending)], outbox));
       const lines = (await readFile(join(folder, 'sandbox.json.wal'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
       const last = lines.at(-1);
       expect(last.kind).toBe('payment');
