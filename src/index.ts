@@ -10,7 +10,7 @@ import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, reapConnections, tole
 import { HungConnections } from './http/faults.js';
 import type { SandboxAnswer, SandboxRequest } from './http/handle.js';
 import { requestLog, type LogFormat, type LogLevel } from './log/request-log.js';
-import { Journal } from './journal/journal.js';
+import { Journal, type JournalEntry } from './journal/journal.js';
 import { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE } from './defaults.js';
 import { AllowedHosts } from './guards/host.js';
 import { loadCatalogue, SHIPPED_SCENARIOS } from './scenarios/catalogue.js';
@@ -242,6 +242,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       faults.replace(books.faults as NotificationFaultView[]);
     },
   });
+  if (store.isShared) {
+    // The journal's bounded shared part: each replica's entries reach the others (docs/decisions.md#d84-shared-store).
+    journal.onRecord = (entry) => store.sendJournal(entry);
+    await store.shareJournal({ capacity: journal.capacity, receive: (entry) => journal.receive(entry as unknown as JournalEntry), clear: (publicKey) => journal.clear(publicKey) });
+  }
   if (options.scenario !== undefined) {
     const scenario = options.scenario;
     // One sticky override, however many replicas of a shared store start with it.
@@ -260,7 +265,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const knownStates = new KnownStates({
     store, overrides: selector.overrides, faults, controlToken: options.controlToken,
     send: (request) => serve!(request),
-    clearJournal: (publicKey) => journal.clear(publicKey),
+    clearJournal: (publicKey) => {
+      journal.clear(publicKey);
+      store.journalCleared(publicKey);
+    },
     isScenario: (name) => engine.find(name) !== undefined,
   });
   let publicUrl = '';

@@ -224,8 +224,6 @@ export function paymentsApi(deps: ApiDependencies): PaymentsApi {
     }
     const { route, params } = routeFor(request.method, begun.path, begun.base);
     begun.operation = route.id;
-    // A shared store: the merchant a token names may have been made by another replica a moment ago.
-    if (deps.store.isShared) await deps.store.refresh();
     const merchant = await readRequest(route, request, begun, params);
     const checked = { method: request.method, path: begun.path, query: begun.query, headers: request.headers, body: begun.sent };
     const body = validateBody(route.operation, checked, begun, { lenient: !deps.strict, providerErrors: route.providerErrors });
@@ -281,13 +279,30 @@ export function paymentsApi(deps: ApiDependencies): PaymentsApi {
     throw notFound(`No resource at ${asked} ${server}${sent}`);
   }
 
+  // On a shared store a merchant another replica made a moment ago is not yet in this one's memory: refused
+  // credentials are checked again once the log's new entries are read. A known merchant costs no query: the
+  // unit of work reads them anyway before the request changes anything.
+  async function authenticateShared(authenticate: () => Merchant): Promise<Merchant> {
+    try {
+      return authenticate();
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status >= 500) throw error;
+      await deps.store.refresh();
+      return authenticate();
+    }
+  }
+
   // Credentials come from the headers, so a request without valid ones is refused before its body is
   // read: a stranger's megabyte costs neither parsing nor memory (docs/decisions.md#d22-check-order).
   async function readRequest(route: Route, request: ApiRequest, begun: ApiExchange, params: Record<string, string>): Promise<Merchant | undefined> {
     let merchant: Merchant | undefined;
     if (route.id !== 'exchangeKeys' && !(route.optionalAuth && request.headers.authorization === undefined)) {
-      merchant = authenticateMerchant(deps.store, request.headers.authorization, route.allowBasic, deps.now());
-      checkPublicKey(merchant, params.publicKey);
+      const authenticate = (): Merchant => {
+        const found = authenticateMerchant(deps.store, request.headers.authorization, route.allowBasic, deps.now());
+        checkPublicKey(found, params.publicKey);
+        return found;
+      };
+      merchant = deps.store.isShared ? await authenticateShared(authenticate) : authenticate();
     }
     checkContentType(request);
     const read = await request.readBody(merchant === undefined ? 'stranger' : 'merchant');

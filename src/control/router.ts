@@ -217,8 +217,12 @@ function controlHandlers(deps: ControlDependencies): Record<string, Handler> {
       const status = text('status');
       res.json(journal.tally({ path: text('path'), publicKey: text('publicKey'), paymentReference: text('paymentReference'), status: status === undefined ? undefined : Number(status) }));
     },
-    clearRequests: (req, res) => {
-      journal.clear(merchantOf(req));
+    clearRequests: async (req, res) => {
+      const publicKey = merchantOf(req);
+      await store.transaction(() => {
+        journal.clear(publicKey);
+        store.journalCleared(publicKey);
+      });
       res.status(204).end();
     },
     streamEvents: (req, res) => {

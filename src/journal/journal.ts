@@ -115,6 +115,27 @@ export class Journal {
    * @returns the entry as it is kept
    */
   record(entry: Omit<JournalEntry, 'id'>): JournalEntry {
+    const kept = this.keep(entry);
+    this.onRecord?.(kept);
+    return kept;
+  }
+
+  /**
+   * Called with each entry `record` keeps (not those `receive` adds): on a
+   * shared store, how the other replicas get it (docs/decisions.md#d84-shared-store). Absent: nobody listens.
+   */
+  onRecord?: (entry: JournalEntry) => void;
+
+  /**
+   * Adds an entry another replica recorded, bounded and numbered as one recorded here, without telling `onRecord`.
+   * @param entry as the other replica kept it; its `id` there is not kept
+   */
+  receive(entry: JournalEntry): void {
+    const { id: _theirs, ...rest } = entry;
+    this.keep(rest);
+  }
+
+  private keep(entry: Omit<JournalEntry, 'id'>): JournalEntry {
     const kept = keptForm({ id: ++this.lastId, ...entry });
     const text = JSON.stringify(kept);
     // V8 keeps a string with any character beyond Latin-1 at two bytes a character.

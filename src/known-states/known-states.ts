@@ -15,7 +15,7 @@ export interface SnapshotDocument extends SnapshotRecords {
 
 /** What known states need beside the state itself. */
 export interface KnownStatesDependencies extends StateParts, Omit<FixtureRunnerDependencies, 'hasPayment'> {
-  /** forgets the journal entries of one merchant, or all: a reset does */
+  /** forgets the journal entries of one merchant, or all, as a reset does: called in a unit of work, so that on a shared store every replica forgets them */
   clearJournal: (publicKey?: string) => void;
   /** is this a scenario of the catalogue? an override of a snapshot must name one */
   isScenario: (name: string) => boolean;
@@ -117,12 +117,12 @@ export class KnownStates {
           store.reset(publicKey);
           overrides.clear(publicKey);
           faults.clear(publicKey);
+          this.deps.clearJournal(publicKey);
         });
-        this.deps.clearJournal(publicKey);
         return 'empty';
       }
       await putState(this.deps, publicKey === undefined ? this.withStrangers(baseline) : merchantPart(baseline, publicKey));
-      this.deps.clearJournal(publicKey);
+      await store.transaction(() => this.deps.clearJournal(publicKey));
       return 'baseline';
     });
   }

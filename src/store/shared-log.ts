@@ -24,6 +24,17 @@ export interface SharedBooks {
   apply(state: SharedBooksState): void;
 }
 
+/** The journal as the shared log shares it (src/journal/journal.ts): entries other replicas recorded are received, a clear is applied. */
+export interface SharedJournal {
+  /** how many entries each replica keeps (`--journal-size`): the table keeps as many */
+  readonly capacity: number;
+  receive(entry: JournalEntryText): void;
+  clear(publicKey?: string): void;
+}
+
+/** A journal entry as the shared log carries it: the replica's kept form, parsed back from the table. */
+export type JournalEntryText = { id: number; publicKey?: string } & Record<string, unknown>;
+
 /** What the shared log does to the store's tables, for a change another replica committed, and what it reads of them to fold the log. */
 export interface Replica {
   /** applies a committed change of another replica (or of this one's earlier run) to the tables, and tells the store's watchers */
@@ -38,7 +49,7 @@ export interface Replica {
  * One entry of the shared log: a change of the tables (`fold`: the whole
  * state, put by a fold, after which older entries are deleted), or the books whole.
  */
-type LogEntry = { change: Change; fold?: true } | { books: SharedBooksState };
+type LogEntry = { change: Change; fold?: true } | { books: SharedBooksState } | { journalCleared: { publicKey?: string } };
 
 /** The fewest entries worth a fold: as for the file's log, a fold waits until the log holds as many entries as the state holds records. */
 const FOLD_EVERY = 10_000;
@@ -63,6 +74,13 @@ export const CLAIM_LEASE_MS = 30_000;
 
 /** The advisory lock every batch of writes holds until it commits: one writer at a time across replicas (docs/decisions.md#d84-shared-store). */
 const WRITE_LOCK = 0x5a4e_4450;
+
+/** The advisory lock a replica's journal entries are written under, so that their ids are visible in order. */
+const JOURNAL_LOCK = 0x5a4e_4451;
+
+/** A replica's journal entries are written in batches of at most this many, or after JOURNAL_WAIT_MS: never on an answer's path. */
+const JOURNAL_BATCH = 256;
+const JOURNAL_WAIT_MS = 200;
 
 /** How often a replica reads what others committed when no notification came, and probes the database for health. */
 const POLL_MS = 1_000;
@@ -100,6 +118,11 @@ export class SharedLog {
   private poller: NodeJS.Timeout | undefined;
   private listener: pg.Client | undefined;
   private books: SharedBooks | undefined;
+  private journal: SharedJournal | undefined;
+  private journalOut: string[] = [];
+  private journalKeys: Array<string | null> = [];
+  private journalTimer: NodeJS.Timeout | undefined;
+  private journalRead = 0;
 
   private constructor(
     private readonly url: string,
@@ -138,6 +161,46 @@ export class SharedLog {
   /** What the books' owner gives so that overrides and faults are shared too. */
   shareBooks(books: SharedBooks): void {
     this.books = books;
+  }
+
+  /**
+   * Shares the journal: this replica's entries are written to the table
+   * (`send`) and other replicas' are read into it; a new replica first reads
+   * the newest `capacity` entries.
+   * @throws nothing: the journal is best effort, as its memory form is (docs/decisions.md#d26-in-memory-test-session)
+   */
+  async shareJournal(journal: SharedJournal): Promise<void> {
+    this.journal = journal;
+    try {
+      const { rows } = await this.pool.query<{ id: string; entry: string }>(
+        'SELECT id::text, entry FROM (SELECT id, entry FROM sandbox_journal ORDER BY id DESC LIMIT $1) newest ORDER BY id',
+        [journal.capacity],
+      );
+      this.receiveJournal(rows);
+      if (rows.length === 0) this.journalRead = Number((await this.pool.query<{ last: string }>('SELECT coalesce(max(id), 0)::text AS last FROM sandbox_journal')).rows[0]!.last);
+    } catch {
+      // Read on the next refresh.
+    }
+  }
+
+  /** Writes one of this replica's journal entries to the table, with the next batch of them. */
+  sendJournal(entry: { publicKey?: string }): void {
+    this.journalOut.push(JSON.stringify(entry));
+    this.journalKeys.push(entry.publicKey ?? null);
+    if (this.journalOut.length >= JOURNAL_BATCH) void this.flushJournal();
+    else if (!this.journalTimer) {
+      this.journalTimer = setTimeout(() => void this.flushJournal(), JOURNAL_WAIT_MS);
+      this.journalTimer.unref();
+    }
+  }
+
+  /**
+   * Says, in the running unit, that the journal's entries of one merchant (or all) were let go of:
+   * the table forgets them, and every replica's journal does.
+   */
+  journalCleared(publicKey?: string): void {
+    if (!this.batch) throw new Error('the journal was cleared outside a unit of work');
+    this.batch.push({ entry: { journalCleared: publicKey === undefined ? {} : { publicKey } } });
   }
 
   /** The database's last error while it does not answer, else undefined: the store is not writable then. */
@@ -203,6 +266,7 @@ export class SharedLog {
       this.queuedRefresh = undefined;
       try {
         await this.catchUp(this.pool);
+        await this.catchUpJournal(this.pool);
         this.failure = undefined;
       } catch (error) {
         this.failure = failure('the database did not answer', error);
@@ -249,6 +313,7 @@ export class SharedLog {
   async close(): Promise<void> {
     if (this.closed) return;
     await this.commit().catch(() => undefined);
+    await this.flushJournal();
     this.closed = true;
     if (this.poller) clearInterval(this.poller);
     const listener = this.listener;
@@ -320,6 +385,12 @@ export class SharedLog {
       [batch.map((queued) => JSON.stringify(queued.entry)), this.applied],
     );
     for (const queued of batch) {
+      if ('journalCleared' in queued.entry) {
+        const { publicKey } = queued.entry.journalCleared;
+        if (publicKey === undefined) await client.query('DELETE FROM sandbox_journal');
+        else await client.query('DELETE FROM sandbox_journal WHERE public_key = $1', [publicKey]);
+        continue;
+      }
       if ('books' in queued.entry) continue;
       const change = queued.entry.change;
       if (queued.newPayment) {
@@ -345,12 +416,57 @@ export class SharedLog {
     for (const row of rows) {
       const entry = JSON.parse(row.entry) as LogEntry;
       if ('fold' in entry) this.oldest = Number(row.seq) - 1;
-      if ('books' in entry) {
+      if ('journalCleared' in entry) {
+        this.journal?.clear(entry.journalCleared.publicKey);
+      } else if ('books' in entry) {
         if (this.books) this.quietly(() => this.books!.apply(entry.books));
       } else {
         this.quietly(() => this.target.replay(entry.change));
       }
       this.applied = Number(row.seq);
+    }
+  }
+
+  // Other replicas' journal entries written since this one last read them.
+  private async catchUpJournal(db: pg.Pool | pg.PoolClient): Promise<void> {
+    if (!this.journal) return;
+    const { rows } = await db.query<{ id: string; entry: string }>(
+      'SELECT id::text, CASE WHEN replica = $2 THEN NULL ELSE entry END AS entry FROM sandbox_journal WHERE id > $1 ORDER BY id',
+      [this.journalRead, this.replica],
+    );
+    this.receiveJournal(rows);
+  }
+
+  private receiveJournal(rows: Array<{ id: string; entry: string | null }>): void {
+    for (const row of rows) {
+      if (row.entry !== null) this.journal?.receive(JSON.parse(row.entry) as JournalEntryText);
+      this.journalRead = Number(row.id);
+    }
+  }
+
+  // This replica's entries, in one INSERT under the journal's lock (so ids become visible in order), and the table trimmed
+  // to the journal's size. Entries the database refuses are let go of: the journal is best effort.
+  private async flushJournal(): Promise<void> {
+    if (this.journalTimer) clearTimeout(this.journalTimer);
+    this.journalTimer = undefined;
+    if (this.journalOut.length === 0 || this.closed) return;
+    const entries = this.journalOut;
+    const keys = this.journalKeys;
+    this.journalOut = [];
+    this.journalKeys = [];
+    let client: pg.PoolClient | undefined;
+    try {
+      client = await this.pool.connect();
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [JOURNAL_LOCK]);
+      await client.query('INSERT INTO sandbox_journal (replica, public_key, entry) SELECT $1, * FROM unnest($2::text[], $3::text[])', [this.replica, keys, entries]);
+      await client.query('DELETE FROM sandbox_journal WHERE id <= (SELECT id FROM sandbox_journal ORDER BY id DESC OFFSET $1 LIMIT 1)', [this.journal?.capacity ?? JOURNAL_BATCH]);
+      await client.query("SELECT pg_notify('sandbox_log', 'journal')");
+      await client.query('COMMIT');
+    } catch {
+      await client?.query('ROLLBACK').catch(() => undefined);
+    } finally {
+      client?.release();
     }
   }
 

@@ -9,13 +9,13 @@ import { SnapshotFile } from './snapshot.js';
 import type { SyncLevel } from './sync-level.js';
 import { DEFAULT_MAX_MERCHANTS, Tables, type Change, type MerchantRecord, type SnapshotRecords } from './tables.js';
 import { readLog, WriteAheadLog } from './write-ahead-log.js';
-import type { SharedBooks, SharedLog } from './shared-log.js';
+import type { SharedBooks, SharedJournal, SharedLog } from './shared-log.js';
 import { describeUrl } from './store-url.js';
 
 export { StoreOpenError, StoreUnavailableError } from './errors.js';
 export { SYNC_LEVELS, type SyncLevel } from './sync-level.js';
 export { DEFAULT_MAX_MERCHANTS, type Change, type MerchantRecord, type SnapshotRecords } from './tables.js';
-export type { SharedBooks, SharedBooksState } from './shared-log.js';
+export type { SharedBooks, SharedBooksState, SharedJournal } from './shared-log.js';
 
 /** What `Store.claim` answers: whether this replica may make the delivery's attempt, and until when (epoch ms) the claim holds. */
 export interface DeliveryClaim {
@@ -217,6 +217,28 @@ export class Store {
    */
   booksChanged(): void {
     this.shared?.booksChanged();
+  }
+
+  /**
+   * Shares the journal through the store on PostgreSQL (its bounded shared
+   * part: docs/decisions.md#d84-shared-store); resolves once the newest
+   * entries are read. A no-op on the file, where the journal is the process's own.
+   */
+  shareJournal(journal: SharedJournal): Promise<void> {
+    return this.shared?.shareJournal(journal) ?? Promise.resolve();
+  }
+
+  /** Sends one of this replica's journal entries to the others, off the answer's path (nothing on the file). */
+  sendJournal(entry: { publicKey?: string }): void {
+    this.shared?.sendJournal(entry);
+  }
+
+  /**
+   * Says, in the running unit, that the journal of one merchant or of all was cleared: every replica clears its own (nothing on the file).
+   * @throws Error on PostgreSQL when no unit is running
+   */
+  journalCleared(publicKey?: string): void {
+    this.shared?.journalCleared(publicKey);
   }
 
   // A change another replica committed: applied as start-up's replay is, and told to the watchers as a change put here is.
