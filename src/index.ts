@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
@@ -243,6 +243,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
   });
   if (store.isShared) {
+    // Each replica's event ids from its start time in microseconds: another replica's id is outside its range.
+    events.numberFrom(Date.now() * 1000 + randomInt(1000));
     // The journal's bounded shared part: each replica's entries reach the others (docs/decisions.md#d84-shared-store).
     journal.onRecord = (entry) => store.sendJournal(entry);
     await store.shareJournal({ capacity: journal.capacity, receive: (entry) => journal.receive(entry as unknown as JournalEntry), clear: (publicKey) => journal.clear(publicKey) });

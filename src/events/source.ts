@@ -72,6 +72,17 @@ export class SandboxEvents {
     this.buffer = new EventBuffer(limits.bufferSize);
   }
 
+  /**
+   * Numbers the next events after `base`, before any was sent: replicas of a
+   * shared store each take their own range, so that an id one replica gave is
+   * answered `reload` by another (docs/decisions.md#d84-shared-store).
+   * @throws Error once an event has been numbered
+   */
+  numberFrom(base: number): void {
+    if (this.lastId !== 0) throw new Error('events are numbered already');
+    this.lastId = base;
+  }
+
   /** The id of the newest event, 0 before the first. */
   get newestId(): number {
     return this.lastId;

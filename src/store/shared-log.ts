@@ -118,6 +118,7 @@ export class SharedLog {
   private poller: NodeJS.Timeout | undefined;
   private listener: pg.Client | undefined;
   private books: SharedBooks | undefined;
+  private booksAtOpen: SharedBooksState | undefined;
   private journal: SharedJournal | undefined;
   private journalOut: string[] = [];
   private journalKeys: Array<string | null> = [];
@@ -161,6 +162,10 @@ export class SharedLog {
   /** What the books' owner gives so that overrides and faults are shared too. */
   shareBooks(books: SharedBooks): void {
     this.books = books;
+    // The books as the log held them when this replica started, read before there was anyone to give them to.
+    const found = this.booksAtOpen;
+    this.booksAtOpen = undefined;
+    if (found) this.quietly(() => books.apply(found));
   }
 
   /**
@@ -420,6 +425,7 @@ export class SharedLog {
         this.journal?.clear(entry.journalCleared.publicKey);
       } else if ('books' in entry) {
         if (this.books) this.quietly(() => this.books!.apply(entry.books));
+        else this.booksAtOpen = entry.books;
       } else {
         this.quietly(() => this.target.replay(entry.change));
       }
