@@ -217,6 +217,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   // The HTTPS listener and the proxy serve the --tls-host names; the listening and public names are added once known.
   const allowedHosts = new AllowedHosts([...(options.allowedHosts ?? []), ...(options.tlsHosts ?? [])]);
   const store = await Store.open({ url: options.storeUrl, file: options.dataFile, snapshotEvery: options.snapshotEvery, sync: options.sync, maxMerchants: options.maxMerchants });
+  // On a shared store each replica numbers its events from its start time in microseconds: another replica's id is outside its range.
+  if (store.isShared) events.numberFrom(Date.now() * 1000 + randomInt(1000));
   const log = await logging;
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes ?? DEFAULT_JOURNAL_MAX_BYTES);
   const hung = new HungConnections();
@@ -243,8 +245,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
   });
   if (store.isShared) {
-    // Each replica's event ids from its start time in microseconds: another replica's id is outside its range.
-    events.numberFrom(Date.now() * 1000 + randomInt(1000));
     // The journal's bounded shared part: each replica's entries reach the others (docs/decisions.md#d84-shared-store).
     journal.onRecord = (entry) => store.sendJournal(entry);
     await store.shareJournal({ capacity: journal.capacity, receive: (entry) => journal.receive(entry as unknown as JournalEntry), clear: (publicKey) => journal.clear(publicKey) });
