@@ -338,9 +338,9 @@ export class SharedLog {
     const batch: Queued[] = [];
     try {
       client = await this.pool.connect();
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK]);
-      await this.catchUp(client);
+      // One round trip: the transaction, the write lock, and what others appended since (the numbers are this replica's own).
+      const begun = (await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK}); SELECT seq::text, entry FROM sandbox_log WHERE seq > ${this.applied} ORDER BY seq`)) as unknown as pg.QueryResult[];
+      this.apply(begun[2]!.rows as Array<{ seq: string; entry: string }>);
       books = this.books?.capture();
       this.batch = batch;
       this.booksDirty = false;
@@ -358,7 +358,7 @@ export class SharedLog {
       if (batch.length > 0) await this.append(client, batch);
       // The fold's entry holds the whole state and the books' entry just before it the books: what came before is no longer needed.
       if (fold) await client.query('DELETE FROM sandbox_log WHERE seq < $1', [this.applied + batch.length - 1]);
-      await client.query('COMMIT');
+      await client.query(batch.length > 0 ? `SELECT pg_notify('sandbox_log', '${this.applied + batch.length}'); COMMIT` : 'COMMIT');
       if (batch.length > 0) this.applied += batch.length;
       if (fold) this.oldest = this.applied - 1;
       this.failure = undefined;
@@ -385,10 +385,19 @@ export class SharedLog {
   // The batch's entries, numbered after the last one read (the write lock is held, so nobody else numbers),
   // and the keys that back a paymentReference's uniqueness: a new payment's key is a plain INSERT.
   private async append(client: pg.PoolClient, batch: Queued[]): Promise<void> {
-    await client.query(
-      'INSERT INTO sandbox_log (seq, entry) SELECT $2::bigint + t.i, t.e FROM unnest($1::text[]) WITH ORDINALITY AS t(e, i)',
-      [batch.map((queued) => JSON.stringify(queued.entry)), this.applied],
-    );
+    const entries = batch.map((queued) => JSON.stringify(queued.entry));
+    const plain = batch.every((queued) => !('journalCleared' in queued.entry) && !('change' in queued.entry && (queued.entry.change.kind === 'reset' || queued.entry.change.kind === 'replace')));
+    if (plain) {
+      // The usual batch, new payments and changes of records: one statement.
+      const keys = batch.flatMap((queued) => (queued.newPayment ? [queued.newPayment] : []));
+      await client.query(
+        `WITH keys AS (INSERT INTO sandbox_payment_keys (public_key, payment_reference) SELECT * FROM unnest($3::text[], $4::text[]))
+         INSERT INTO sandbox_log (seq, entry) SELECT $2::bigint + t.i, t.e FROM unnest($1::text[]) WITH ORDINALITY AS t(e, i)`,
+        [entries, this.applied, keys.map((key) => key.publicKey), keys.map((key) => key.paymentReference)],
+      );
+      return;
+    }
+    await client.query('INSERT INTO sandbox_log (seq, entry) SELECT $2::bigint + t.i, t.e FROM unnest($1::text[]) WITH ORDINALITY AS t(e, i)', [entries, this.applied]);
     for (const queued of batch) {
       if ('journalCleared' in queued.entry) {
         const { publicKey } = queued.entry.journalCleared;
@@ -411,12 +420,16 @@ export class SharedLog {
         }
       }
     }
-    await client.query("SELECT pg_notify('sandbox_log', $1)", [String(this.applied + batch.length)]);
   }
 
   // Applies, in order, every entry committed after the last one read.
   private async catchUp(db: pg.Pool | pg.PoolClient): Promise<void> {
     const { rows } = await db.query<{ seq: string; entry: string }>('SELECT seq::text, entry FROM sandbox_log WHERE seq > $1 ORDER BY seq', [this.applied]);
+    this.apply(rows);
+  }
+
+  // Applies rows of the log in order: changes to the tables, the books, a clear of the journal.
+  private apply(rows: ReadonlyArray<{ seq: string; entry: string }>): void {
     if (this.applied === 0 && rows.length > 0) this.oldest = Number(rows[0]!.seq);
     for (const row of rows) {
       const entry = JSON.parse(row.entry) as LogEntry;
