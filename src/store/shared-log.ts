@@ -178,7 +178,7 @@ export class SharedLog {
     this.journal = journal;
     try {
       const { rows } = await this.pool.query<{ id: string; entry: string }>(
-        'SELECT id::text, entry FROM (SELECT id, entry FROM sandbox_journal ORDER BY id DESC LIMIT $1) newest ORDER BY id',
+        'SELECT id::text, entry FROM (SELECT id, entry FROM sandbox_journal ORDER BY id DESC LIMIT $1) newest ORDER BY newest.id',
         [journal.capacity],
       );
       this.receiveJournal(rows);
@@ -339,7 +339,7 @@ export class SharedLog {
     try {
       client = await this.pool.connect();
       // One round trip: the transaction, the write lock, and what others appended since (the numbers are this replica's own).
-      const begun = (await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK}); SELECT seq::text, entry FROM sandbox_log WHERE seq > ${this.applied} ORDER BY seq`)) as unknown as pg.QueryResult[];
+      const begun = (await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK}); SELECT seq::text, entry FROM sandbox_log WHERE seq > ${this.applied} ORDER BY sandbox_log.seq`)) as unknown as pg.QueryResult[];
       this.apply(begun[2]!.rows as Array<{ seq: string; entry: string }>);
       books = this.books?.capture();
       this.batch = batch;
@@ -424,7 +424,7 @@ export class SharedLog {
 
   // Applies, in order, every entry committed after the last one read.
   private async catchUp(db: pg.Pool | pg.PoolClient): Promise<void> {
-    const { rows } = await db.query<{ seq: string; entry: string }>('SELECT seq::text, entry FROM sandbox_log WHERE seq > $1 ORDER BY seq', [this.applied]);
+    const { rows } = await db.query<{ seq: string; entry: string }>('SELECT seq::text, entry FROM sandbox_log WHERE seq > $1 ORDER BY sandbox_log.seq', [this.applied]);
     this.apply(rows);
   }
 
@@ -450,7 +450,7 @@ export class SharedLog {
   private async catchUpJournal(db: pg.Pool | pg.PoolClient): Promise<void> {
     if (!this.journal) return;
     const { rows } = await db.query<{ id: string; entry: string }>(
-      'SELECT id::text, CASE WHEN replica = $2 THEN NULL ELSE entry END AS entry FROM sandbox_journal WHERE id > $1 ORDER BY id',
+      'SELECT id::text, CASE WHEN replica = $2 THEN NULL ELSE entry END AS entry FROM sandbox_journal WHERE id > $1 ORDER BY sandbox_journal.id',
       [this.journalRead, this.replica],
     );
     this.receiveJournal(rows);
