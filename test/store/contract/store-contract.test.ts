@@ -456,6 +456,21 @@ function replicas(place: EnginePlace, json: EnginePlace): void {
     expect((await place.open()).clock(A)).toEqual(clockRecord(A, 12));
   });
 
+  // The same bug's worse half: a batch whose catch-up read past the 9th entry numbers its own entries after the
+  // text-greatest seq it read (9), onto entries that exist: the write is refused (duplicate key on sandbox_log_pkey)
+  // and the store reports itself unwritable. It fails whenever the batch's catch-up is the first to read them,
+  // as when the unit is asked right away (before the LISTEN notification's refresh).
+  it('BUG (shared-log.ts catchUp sorts seq as text): takes a unit on a replica that has more than 9 entries to read first', async () => {
+    const [one, two] = [await place.open(), await place.open()];
+    await one.transaction(() => {
+      for (let offset = 1; offset <= 12; offset += 1) one.putClock(clockRecord(A, offset));
+    });
+    await expect(two.transaction(() => two.putClock(clockRecord(A, 13)))).resolves.toBeUndefined();
+    expect(two.health()).toEqual({ writable: true });
+    await one.refresh();
+    expect(one.clock(A)).toEqual(clockRecord(A, 13));
+  });
+
   // BUG (src/store/shared-log.ts, SharedLog.open / shareBooks): open() reads the whole log before the owner can
   // call shareBooks (src/index.ts wires the books after Store.open), so catchUp skips every `books` entry and
   // moves `applied` past them: a replica started later holds no overrides or faults until another replica
