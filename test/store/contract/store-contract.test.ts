@@ -33,6 +33,9 @@ const A = PUBLIC_A;
 const B = PUBLIC_B;
 const C = 'SBTESTPUBK_cccccccc00000003';
 
+/** Each test's limit: a few seconds on PostgreSQL, more on a machine busy with other tests. */
+const TIMEOUT = 30_000;
+
 /** The records `putSample` puts, in the order each list holds them (oldest first). */
 function sample() {
   // References put out of their alphabetical order: a list must keep the order of the puts, not sort.
@@ -79,7 +82,7 @@ function everything(store: Store): SnapshotRecords {
 
 /** Registers the contract of every engine; `place` is the test's place, made afresh before each test. */
 function contract(engine: Engine, place: EnginePlace): void {
-  it('reads back equal the records put in a unit, each list oldest first', async () => {
+  it('reads back equal the records put in a unit, each list oldest first', { timeout: TIMEOUT }, async () => {
     const store = await place.open();
     const s = await putSample(store);
     const { a3, a1, b2 } = s.payments;
@@ -126,7 +129,7 @@ function contract(engine: Engine, place: EnginePlace): void {
     expect(store.records(B)).toEqual({ merchants: [s.merchants[1]], payments: [b2], orders: [s.orders[2]], webhooks: [], clocks: [clockRecord(B, 10_000)], deliveries: [d2] });
   });
 
-  it('resets one merchant, then every merchant: records go, merchants stay released with their notification URLs, clocks go back', async () => {
+  it('resets one merchant, then every merchant: records go, merchants stay released with their notification URLs, clocks go back', { timeout: TIMEOUT }, async () => {
     const store = await place.open();
     const s = await putSample(store);
     const beforeB = store.records(B);
@@ -153,7 +156,7 @@ function contract(engine: Engine, place: EnginePlace): void {
     if (view) expect(everything(view)).toEqual(everything(store));
   });
 
-  it('replaces the whole state, then one merchant\'s, and holds exactly the records given', async () => {
+  it('replaces the whole state, then one merchant\'s, and holds exactly the records given', { timeout: TIMEOUT }, async () => {
     const store = await place.open();
     const s = await putSample(store);
     const c1 = paymentRecord(C, 'SBREF-C-1');
@@ -194,7 +197,7 @@ function contract(engine: Engine, place: EnginePlace): void {
     if (view) expect(everything(view)).toEqual(everything(store));
   });
 
-  it('answers a unit with what its work returned, once durable; a work that throws rejects with its error and keeps what it put before', async () => {
+  it('answers a unit with what its work returned, once durable; a work that throws rejects with its error and keeps what it put before', { timeout: TIMEOUT }, async () => {
     const store = await place.open();
     await expect(store.transaction(() => 42)).resolves.toBe(42);
     const a1 = paymentRecord(A, 1);
@@ -238,7 +241,7 @@ function contract(engine: Engine, place: EnginePlace): void {
     expect(store.payments(A).map((payment) => payment.paymentReference)).toEqual([1, 2, 3, 4].map((n) => paymentRecord(A, n).paymentReference));
   });
 
-  it('keeps its state for a second store on the same place (the file closed first; two replicas at once on PostgreSQL)', async () => {
+  it('keeps its state for a second store on the same place (the file closed first; two replicas at once on PostgreSQL)', { timeout: TIMEOUT }, async () => {
     const first = await place.open();
     await putSample(first);
     const state = everything(first);
@@ -269,7 +272,7 @@ function contract(engine: Engine, place: EnginePlace): void {
     expect(everything(await place.open())).toEqual(final);
   });
 
-  it('calls each watcher once per change put, in order, until it stops', async () => {
+  it('calls each watcher once per change put, in order, until it stops', { timeout: TIMEOUT }, async () => {
     const store = await place.open();
     const heard: Change[] = [];
     const stop = store.watch((change) => heard.push(change));
@@ -296,7 +299,7 @@ function contract(engine: Engine, place: EnginePlace): void {
     expect(heard).toHaveLength(expected.length);
   });
 
-  it('gives out an override with times 3 three times and a fault with times 2 twice, however many units ask', async () => {
+  it('gives out an override with times 3 three times and a fault with times 2 twice, however many units ask', { timeout: TIMEOUT }, async () => {
     const first = await place.open();
     // On PostgreSQL, units on two replicas at once; elsewhere one store holds the books.
     const stores = engine.kind === 'postgres' ? [first, await place.open()] : [first];
@@ -321,7 +324,7 @@ function contract(engine: Engine, place: EnginePlace): void {
   });
 
   if (engine.kind !== 'postgres') {
-    it('grants every claim at once, for ever, and takes a put outside a unit (one process holds the store)', async () => {
+    it('grants every claim at once, for ever, and takes a put outside a unit (one process holds the store)', { timeout: TIMEOUT }, async () => {
       const store = await place.open();
       await expect(store.claim('dlv_1')).resolves.toEqual({ claimed: true, untilMs: Number.POSITIVE_INFINITY });
       await expect(store.claim('dlv_1')).resolves.toEqual({ claimed: true, untilMs: Number.POSITIVE_INFINITY });
@@ -336,7 +339,7 @@ function contract(engine: Engine, place: EnginePlace): void {
 
 /** What only two replicas of one database show; registered in the PostgreSQL engine's block. */
 function replicas(place: EnginePlace, json: EnginePlace): void {
-  it('takes a paymentReference once when 50 units on two replicas each put it only if it is not there', async () => {
+  it('takes a paymentReference once when 50 units on two replicas each put it only if it is not there', { timeout: TIMEOUT }, async () => {
     const [one, two] = [await place.open(), await place.open()];
     await one.transaction(() => one.putMerchant(merchantRecord(A)));
     const wanted = paymentRecord(A, 'SBREF-ONCE');
@@ -367,7 +370,7 @@ function replicas(place: EnginePlace, json: EnginePlace): void {
     }
   });
 
-  it('refuses a change put outside a unit, and a change of the books, and changes nothing', async () => {
+  it('refuses a change put outside a unit, and a change of the books, and changes nothing', { timeout: TIMEOUT }, async () => {
     const store = await place.open();
     expect(() => store.putMerchant(merchantRecord(A))).toThrow(/outside a unit of work/);
     expect(() => store.reset()).toThrow(/outside a unit of work/);
@@ -379,7 +382,7 @@ function replicas(place: EnginePlace, json: EnginePlace): void {
     expect(store.merchants()).toEqual([]);
   });
 
-  it('grants a delivery\'s claim to one replica for CLAIM_LEASE_MS, refuses it to the other until it is let go', async () => {
+  it('grants a delivery\'s claim to one replica for CLAIM_LEASE_MS, refuses it to the other until it is let go', { timeout: TIMEOUT }, async () => {
     const [one, two] = [await place.open(), await place.open()];
     const asked = Date.now();
     const held = await one.claim('dlv_claimed');
@@ -401,7 +404,7 @@ function replicas(place: EnginePlace, json: EnginePlace): void {
     expect((await one.claim('dlv_claimed')).claimed).toBe(false);
   });
 
-  it('tells the other replica\'s watchers each change once, after it refreshes', async () => {
+  it('tells the other replica\'s watchers each change once, after it refreshes', { timeout: TIMEOUT }, async () => {
     const [one, two] = [await place.open(), await place.open()];
     const heard: Change[] = [];
     two.watch((change) => heard.push(change));
@@ -420,7 +423,7 @@ function replicas(place: EnginePlace, json: EnginePlace): void {
     ]);
   });
 
-  it('shares the overrides and faults: a change on one replica is the other\'s after it refreshes', async () => {
+  it('shares the overrides and faults: a change on one replica is the other\'s after it refreshes', { timeout: TIMEOUT }, async () => {
     const [one, two] = [await place.open(), await place.open()];
     const [books1, books2] = [booksOf(one), booksOf(two)];
     await one.transaction(() => {
@@ -441,7 +444,7 @@ function replicas(place: EnginePlace, json: EnginePlace): void {
   // output column, the text, so a replica reading more than 9 entries at once applies them 1, 10, 11, 2, ..., 9
   // and ends with `applied` at 9: it reads 10 onwards again (watchers hear them twice). `ORDER BY sandbox_log.seq`
   // fixes it; the contract's resets, replaces and second stores above fail on PostgreSQL for this alone.
-  it('BUG (shared-log.ts catchUp sorts seq as text): a replica reads more than 9 log entries in their order, each once', async () => {
+  it('BUG (shared-log.ts catchUp sorts seq as text): a replica reads more than 9 log entries in their order, each once', { timeout: TIMEOUT }, async () => {
     const [one, two] = [await place.open(), await place.open()];
     const heard: number[] = [];
     two.watch((change) => change.kind === 'clock' && heard.push(change.clock.offsetMs));
@@ -460,7 +463,7 @@ function replicas(place: EnginePlace, json: EnginePlace): void {
   // text-greatest seq it read (9), onto entries that exist: the write is refused (duplicate key on sandbox_log_pkey)
   // and the store reports itself unwritable. It fails whenever the batch's catch-up is the first to read them,
   // as when the unit is asked right away (before the LISTEN notification's refresh).
-  it('BUG (shared-log.ts catchUp sorts seq as text): takes a unit on a replica that has more than 9 entries to read first', async () => {
+  it('BUG (shared-log.ts catchUp sorts seq as text): takes a unit on a replica that has more than 9 entries to read first', { timeout: TIMEOUT }, async () => {
     const [one, two] = [await place.open(), await place.open()];
     await one.transaction(() => {
       for (let offset = 1; offset <= 12; offset += 1) one.putClock(clockRecord(A, offset));
@@ -475,7 +478,7 @@ function replicas(place: EnginePlace, json: EnginePlace): void {
   // call shareBooks (src/index.ts wires the books after Store.open), so catchUp skips every `books` entry and
   // moves `applied` past them: a replica started later holds no overrides or faults until another replica
   // changes them again.
-  it('BUG (books read before shareBooks): gives a replica opened later the overrides and faults committed before it opened', async () => {
+  it('BUG (books read before shareBooks): gives a replica opened later the overrides and faults committed before it opened', { timeout: TIMEOUT }, async () => {
     const one = await place.open();
     const books1 = booksOf(one);
     await one.transaction(() => {
@@ -492,7 +495,7 @@ function replicas(place: EnginePlace, json: EnginePlace): void {
 
   // The same bug's worse half: the books go into the log whole, so the late replica's first change of them
   // writes its own (empty) books plus its change, and every replica loses what it did not know.
-  it('BUG (books read before shareBooks): keeps the overrides and faults a replica opened later did not know when it changes the books', async () => {
+  it('BUG (books read before shareBooks): keeps the overrides and faults a replica opened later did not know when it changes the books', { timeout: TIMEOUT }, async () => {
     const one = await place.open();
     const books1 = booksOf(one);
     await one.transaction(() => {
@@ -507,7 +510,7 @@ function replicas(place: EnginePlace, json: EnginePlace): void {
     expect(books1.faults.all().map((fault) => fault.publicKey)).toEqual([A, B]);
   });
 
-  it('moves a state JSON -> PostgreSQL -> JSON unchanged: records, overrides and faults', async () => {
+  it('moves a state JSON -> PostgreSQL -> JSON unchanged: records, overrides and faults', { timeout: TIMEOUT }, async () => {
     const source = await json.open('source.json');
     const sourceBooks = booksOf(source);
     await richState(source, sourceBooks);
@@ -531,7 +534,7 @@ function replicas(place: EnginePlace, json: EnginePlace): void {
     expect(takeState({ store: target, ...targetBooks })).toEqual(taken);
   });
 
-  it('moves a snapshot\'s text JSON -> PostgreSQL -> JSON byte for byte, apart from takenAt', async () => {
+  it('moves a snapshot\'s text JSON -> PostgreSQL -> JSON byte for byte, apart from takenAt', { timeout: TIMEOUT }, async () => {
     const operations = await controlOperations();
     const scenarios = new Set((await loadCatalogue()).map((scenario) => scenario.name));
     /** KnownStates over a store and its books, as startSandbox makes it for the control API. */
