@@ -377,9 +377,9 @@ function replicas(place: EnginePlace, json: EnginePlace): void {
     booksOf(store);
     expect(() => store.booksChanged()).toThrow(/outside a unit of work/);
     expect(store.merchants()).toEqual([]);
+    // Nothing reached the log either.
     const other = await place.open();
     expect(other.merchants()).toEqual([]);
-    expect(store.merchants()).toEqual([]);
   });
 
   it('grants a delivery\'s claim to one replica for CLAIM_LEASE_MS, refuses it to the other until it is let go', { timeout: TIMEOUT }, async () => {
