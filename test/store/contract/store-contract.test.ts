@@ -23,10 +23,9 @@ import { booksOf, clockRecord, deliveryRecord, webhookRecord, type Books } from 
  * override counts, snapshots moved between the engines) is in the same block.
  * What only the file has (its log, folds, lock, sync levels) is tested in test/unit/store/.
  *
- * Tests named `BUG (...)` fail on purpose until src/store/shared-log.ts is
- * fixed; each says what is wrong there. The first of them (the log read in
- * text order of seq) also fails, on PostgreSQL only, the contract's resets,
- * replaces and second stores: a replica reading more than 9 entries at once.
+ * The last four PostgreSQL checks each failed once: the log read in the text
+ * order of its numbers (1, 10, 11, 2, ...), and a replica opened after the
+ * books were last written holding none of them.
  */
 
 const A = PUBLIC_A;
@@ -440,11 +439,8 @@ function replicas(place: EnginePlace, json: EnginePlace): void {
     expect(books1.faults.all()).toEqual(books2.faults.all());
   });
 
-  // BUG (src/store/shared-log.ts, SharedLog.catchUp): `SELECT seq::text, entry ... ORDER BY seq` sorts by the
-  // output column, the text, so a replica reading more than 9 entries at once applies them 1, 10, 11, 2, ..., 9
-  // and ends with `applied` at 9: it reads 10 onwards again (watchers hear them twice). `ORDER BY sandbox_log.seq`
-  // fixes it; the contract's resets, replaces and second stores above fail on PostgreSQL for this alone.
-  it('BUG (shared-log.ts catchUp sorts seq as text): a replica reads more than 9 log entries in their order, each once', { timeout: TIMEOUT }, async () => {
+  // `ORDER BY seq` beside an output column `seq::text` sorts the text: entries 1, 10, 11, 2, ... applied out of order.
+  it('a replica reads more than 9 log entries in their order, each once', { timeout: TIMEOUT }, async () => {
     const [one, two] = [await place.open(), await place.open()];
     const heard: number[] = [];
     two.watch((change) => change.kind === 'clock' && heard.push(change.clock.offsetMs));
@@ -459,11 +455,8 @@ function replicas(place: EnginePlace, json: EnginePlace): void {
     expect((await place.open()).clock(A)).toEqual(clockRecord(A, 12));
   });
 
-  // The same bug's worse half: a batch whose catch-up read past the 9th entry numbers its own entries after the
-  // text-greatest seq it read (9), onto entries that exist: the write is refused (duplicate key on sandbox_log_pkey)
-  // and the store reports itself unwritable. It fails whenever the batch's catch-up is the first to read them,
-  // as when the unit is asked right away (before the LISTEN notification's refresh).
-  it('BUG (shared-log.ts catchUp sorts seq as text): takes a unit on a replica that has more than 9 entries to read first', { timeout: TIMEOUT }, async () => {
+  // A batch whose own catch-up reads past the 9th entry must number its entries after the greatest it read, not onto one that exists.
+  it('takes a unit on a replica that has more than 9 entries to read first', { timeout: TIMEOUT }, async () => {
     const [one, two] = [await place.open(), await place.open()];
     await one.transaction(() => {
       for (let offset = 1; offset <= 12; offset += 1) one.putClock(clockRecord(A, offset));
@@ -474,11 +467,8 @@ function replicas(place: EnginePlace, json: EnginePlace): void {
     expect(one.clock(A)).toEqual(clockRecord(A, 13));
   });
 
-  // BUG (src/store/shared-log.ts, SharedLog.open / shareBooks): open() reads the whole log before the owner can
-  // call shareBooks (src/index.ts wires the books after Store.open), so catchUp skips every `books` entry and
-  // moves `applied` past them: a replica started later holds no overrides or faults until another replica
-  // changes them again.
-  it('BUG (books read before shareBooks): gives a replica opened later the overrides and faults committed before it opened', { timeout: TIMEOUT }, async () => {
+  // open() reads the log before the owner calls shareBooks (src/index.ts wires the books after Store.open): the books read then are handed over by shareBooks.
+  it('gives a replica opened later the overrides and faults committed before it opened', { timeout: TIMEOUT }, async () => {
     const one = await place.open();
     const books1 = booksOf(one);
     await one.transaction(() => {
@@ -493,9 +483,8 @@ function replicas(place: EnginePlace, json: EnginePlace): void {
     expect(books2.faults.all()).toEqual(books1.faults.all());
   });
 
-  // The same bug's worse half: the books go into the log whole, so the late replica's first change of them
-  // writes its own (empty) books plus its change, and every replica loses what it did not know.
-  it('BUG (books read before shareBooks): keeps the overrides and faults a replica opened later did not know when it changes the books', { timeout: TIMEOUT }, async () => {
+  // The books go into the log whole: a late replica's first change of them must start from the books it read.
+  it('keeps the overrides and faults a replica opened later did not know when it changes the books', { timeout: TIMEOUT }, async () => {
     const one = await place.open();
     const books1 = booksOf(one);
     await one.transaction(() => {
@@ -518,7 +507,7 @@ function replicas(place: EnginePlace, json: EnginePlace): void {
 
     const shared = await place.open();
     const sharedBooks = booksOf(shared);
-    // A second replica, open before the load (one opened after misses the books: see the BUG tests above).
+    // A second replica, open before the load.
     const other = await place.open();
     const otherBooks = booksOf(other);
     await putState({ store: shared, ...sharedBooks }, taken);
