@@ -49,47 +49,48 @@ export class Dispatcher {
     if (!this.dueDelivery(id) || this.inFlight.has(id)) return;
     this.inFlight.add(id);
     const { store } = this.deps;
-    let claimed = false;
     try {
       // A receiver is never told of a change the log does not hold yet: a
       // crash would take the change back after its event went out. A change
       // the disk refused is taken back, and so is its delivery.
       await store.commit();
-      if (store.isShared) {
-        // One replica makes each attempt: the one whose claim is in force. Another's claim runs out
-        // if it dies before recording, and the attempt is tried again then (docs/decisions.md#d84-shared-store).
-        const claim = await store.claim(id);
-        if (!claim.claimed) {
-          this.retryAfter(id, claim.untilMs);
+      // The send slot first, then the claim: a claim's lease runs while it is held, never while it waits for a slot.
+      await this.slot();
+      let claimed = false;
+      try {
+        if (store.isShared) {
+          // One replica makes each attempt: the one whose claim is in force. Another's claim runs out
+          // if it dies before recording, and the attempt is tried again then (docs/decisions.md#d84-shared-store).
+          const claim = await store.claim(id);
+          if (!claim.claimed) {
+            this.retryAfter(id, claim.untilMs);
+            return;
+          }
+          claimed = true;
+          // What the claim's last holder recorded before letting go is read before the delivery is judged due.
+          await store.refresh();
+        }
+        const due = this.dueDelivery(id);
+        if (!due) return;
+        // The older page: later notifications wait behind one that is failing, and go once it is accepted.
+        const blocker = due.schedule === 'legacy' ? this.failingBefore(due) : undefined;
+        if (blocker) {
+          if (blocker.dueAt !== due.dueAt) {
+            await store.transaction(() => {
+              const current = store.delivery(id);
+              if (current && current.attempts.length === due.attempts.length) store.putDelivery({ ...current, dueAt: blocker.dueAt! });
+            });
+          }
           return;
         }
-        claimed = true;
-        // What the claim's last holder recorded before letting go is read before the delivery is judged due.
-        await store.refresh();
-      }
-      const due = this.dueDelivery(id);
-      if (!due) return;
-      // The older page: later notifications wait behind one that is failing, and go once it is accepted.
-      const blocker = due.schedule === 'legacy' ? this.failingBefore(due) : undefined;
-      if (blocker) {
-        if (blocker.dueAt !== due.dueAt) {
-          await store.transaction(() => {
-            const current = store.delivery(id);
-            if (current && current.attempts.length === due.attempts.length) store.putDelivery({ ...current, dueAt: blocker.dueAt! });
-          });
-        }
-        return;
-      }
-      await this.slot();
-      try {
         await this.send(due);
       } finally {
         this.sending -= 1;
         this.slots.shift()?.();
+        if (claimed) await store.unclaim(id);
       }
     } finally {
       this.inFlight.delete(id);
-      if (claimed) await store.unclaim(id);
     }
   }
 
