@@ -4,6 +4,7 @@ import pg from 'pg';
 import { failure, StoreUnavailableError } from './errors.js';
 import { migrate } from './migrations.js';
 import { describeUrl } from './store-url.js';
+import type { SyncLevel } from './sync-level.js';
 import type { Change, SnapshotRecords, Undo } from './tables.js';
 
 /**
@@ -128,6 +129,7 @@ export class SharedLog {
   private constructor(
     private readonly url: string,
     private readonly target: Replica,
+    private readonly sync: SyncLevel,
   ) {
     this.pool = new pg.Pool({ connectionString: url, max: 6, connectionTimeoutMillis: 5_000 });
     // An idle connection the server dropped: the next query finds out and the probe reports it.
@@ -139,8 +141,8 @@ export class SharedLog {
    * starting at once migrate once), and reads the whole log into the tables.
    * @throws Error naming the database (never its password) when it cannot be reached or holds a newer schema
    */
-  static async open(url: string, target: Replica): Promise<SharedLog> {
-    const log = new SharedLog(url, target);
+  static async open(url: string, target: Replica, sync: SyncLevel = 'normal'): Promise<SharedLog> {
+    const log = new SharedLog(url, target, sync);
     try {
       const client = await log.pool.connect();
       try {
@@ -339,8 +341,11 @@ export class SharedLog {
     try {
       client = await this.pool.connect();
       // One round trip: the transaction, the write lock, and what others appended since (the numbers are this replica's own).
-      const begun = (await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK}); SELECT seq::text, entry FROM sandbox_log WHERE seq > ${this.applied} ORDER BY sandbox_log.seq`)) as unknown as pg.QueryResult[];
-      this.apply(begun[2]!.rows as Array<{ seq: string; entry: string }>);
+      // At `normal` the commit does not wait for the server's fdatasync (README, "Durability levels"): a replica's crash loses
+      // nothing acknowledged, the database server's may lose its last fraction of a second, as the file's OS crash may.
+      const durability = this.sync === 'full' ? '' : 'SET LOCAL synchronous_commit = off; ';
+      const begun = (await client.query(`BEGIN; ${durability}SELECT pg_advisory_xact_lock(${WRITE_LOCK}); SELECT seq::text, entry FROM sandbox_log WHERE seq > ${this.applied} ORDER BY sandbox_log.seq`)) as unknown as pg.QueryResult[];
+      this.apply(begun.at(-1)!.rows as Array<{ seq: string; entry: string }>);
       books = this.books?.capture();
       this.batch = batch;
       this.booksDirty = false;

@@ -46,7 +46,10 @@ export interface StoreOptions {
   snapshotEvery?: number;
   /** milliseconds between two tries of a disk that refused a log write, and before the first retry of a failed fold; default 1 000 */
   retryEvery?: number;
-  /** when an acknowledged change is fdatasync'd (README, "Durability levels"); default `normal` */
+  /**
+   * when an acknowledged change is fdatasync'd (README, "Durability levels"); default `normal`. On PostgreSQL,
+   * `normal` commits without waiting for the server's flush (`synchronous_commit = off`), `full` waits for it
+   */
   sync?: SyncLevel;
   /**
    * the most merchants the store takes, an integer of at least 1; default
@@ -114,7 +117,7 @@ export class Store {
     const tuning = { snapshotEvery: options.snapshotEvery ?? 10_000, retryEvery: options.retryEvery ?? 1_000, sync: options.sync ?? 'normal' };
     const maxMerchants = options.maxMerchants ?? DEFAULT_MAX_MERCHANTS;
     if (!Number.isInteger(maxMerchants) || maxMerchants < 1) throw new RangeError(`maxMerchants must be an integer of at least 1, not ${maxMerchants}`);
-    if (options.url !== undefined) return Store.openShared(options.url, maxMerchants);
+    if (options.url !== undefined) return Store.openShared(options.url, maxMerchants, tuning.sync);
     if (options.file === undefined) return new Store(new Tables(), undefined, maxMerchants);
     const lock = await StoreLock.acquire(options.file);
     try {
@@ -136,11 +139,11 @@ export class Store {
   }
 
   // pg and the migrations load only for a store on PostgreSQL, so a start on the file reads nothing more.
-  private static async openShared(url: string, maxMerchants: number): Promise<Store> {
+  private static async openShared(url: string, maxMerchants: number, sync: SyncLevel): Promise<Store> {
     const { SharedLog } = await import('./shared-log.js');
     const store = new Store(new Tables(), undefined, maxMerchants);
     try {
-      store.shared = await SharedLog.open(url, { replay: (change) => store.replayShared(change), records: () => store.tables.records(), size: () => store.tables.size });
+      store.shared = await SharedLog.open(url, { replay: (change) => store.replayShared(change), records: () => store.tables.records(), size: () => store.tables.size }, sync);
     } catch (error) {
       throw error instanceof StoreOpenError ? error : new StoreOpenError(`cannot open the store at ${describeUrl(url)}: ${(error as Error).message}`);
     }
