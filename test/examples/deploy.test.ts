@@ -339,24 +339,22 @@ describe('HAProxy with examples/deploy/haproxy.cfg', { tags: [HAPROXY_TAG] }, ()
     });
 
     it('streams server-sent events: the first event arrives while the replica still holds the response open', { timeout: 20_000 }, async () => {
-      const text = await within(
-        new Promise<string>((done, fail) => {
+      const seen = await within(
+        new Promise<{ status: number; type: string | undefined; openAtFirst: boolean; text: string }>((done, fail) => {
           const asked = request({ host: '127.0.0.1', port, path: '/__sandbox/events', agent: false, headers: { accept: 'text/event-stream' } }, (response) => {
-            expect(response.statusCode).toBe(200);
-            expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
-            const replica = started.find((one) => one.name === response.headers['x-replica'])!;
-            let received = '';
+            const replica = started.find((one) => one.name === response.headers['x-replica']);
+            let text = '';
+            let openAtFirst = false;
             response.setEncoding('utf8');
             response.on('data', (chunk: string) => {
-              const first = received === '';
-              received += chunk;
-              if (first) {
-                // The replica has not ended its response: the event came through HAProxy unbuffered.
-                expect(replica.stream?.writableEnded, 'the response still open').toBe(false);
-                replica.stream!.end(`id: 2\nevent: bye\ndata: {}\n\n`);
+              if (text === '') {
+                // Whether the replica had ended its response when its first event came through: it must not have.
+                openAtFirst = replica?.stream?.writableEnded === false;
+                replica?.stream?.end('id: 2\nevent: bye\ndata: {}\n\n');
               }
+              text += chunk;
             });
-            response.on('end', () => done(received));
+            response.on('end', () => done({ status: response.statusCode!, type: response.headers['content-type'], openAtFirst, text }));
             response.on('error', fail);
           });
           asked.on('error', fail);
@@ -365,8 +363,11 @@ describe('HAProxy with examples/deploy/haproxy.cfg', { tags: [HAPROXY_TAG] }, ()
         10_000,
         'the event stream through HAProxy',
       );
-      expect(text).toMatch(/^id: 1\nevent: hello\ndata: \{"replica":"sandbox-\d"\}\n\n/);
-      expect(text).toMatch(/event: bye/);
+      expect(seen.status).toBe(200);
+      expect(seen.type).toMatch(/^text\/event-stream/);
+      expect(seen.openAtFirst, 'the replica still held the response open when the first event arrived').toBe(true);
+      expect(seen.text).toMatch(/^id: 1\nevent: hello\ndata: \{"replica":"sandbox-\d"\}\n\n/);
+      expect(seen.text).toMatch(/event: bye/);
     });
 
     it('leaves out a replica whose health answers 503 within seconds, and takes it back once it answers 200', { timeout: 40_000 }, async () => {
@@ -382,8 +383,8 @@ describe('HAProxy with examples/deploy/haproxy.cfg', { tags: [HAPROXY_TAG] }, ()
         run = replica === kept.name ? run + 1 : 0;
         await sleep(100);
       }
-      // Two failed checks, one a second, and the requests that showed it: a few seconds.
-      expect(Date.now() - since).toBeLessThan(8000);
+      // Two failed checks, one a second, and the requests that showed it: a few seconds, on a busy machine too.
+      expect(Date.now() - since).toBeLessThan(10_000);
       failing.healthy = true;
       const back = Date.now();
       for (;;) {
