@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { BROWSER_TAG, CHROMIUM, browserTestsSkipped } from './test/browser/chromium.js';
+import { HAPROXY, HAPROXY_TAG, haproxyTestsSkipped } from './test/support/haproxy-binary.js';
 import { POSTGRES_TAG, postgresTestsSkipped } from './test/support/postgres-binaries.js';
 
 /**
@@ -13,7 +14,8 @@ import { POSTGRES_TAG, postgresTestsSkipped } from './test/support/postgres-bina
  * to run them; CI never skips them, so a missing browser fails there.
  * The PostgreSQL tests (tagged `postgres` by describeWithPostgres) need
  * PostgreSQL's programs (Debian's `postgresql`, or PG_BIN), and are skipped
- * and reported the same way.
+ * and reported the same way, and so are the tests that run HAProxy (tagged
+ * `haproxy`: Debian's `haproxy`, or HAPROXY_PATH).
  */
 export default defineConfig({
   test: {
@@ -38,7 +40,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/**/*.test.ts'],
           exclude: ['test/unit/**', 'test/docs/**', '**/node_modules/**'],
-          // The browser and PostgreSQL tests are end to end: the tags and the closing lines belong to this project alone (one line a run for each).
+          // The browser, PostgreSQL and HAProxy tests are end to end: the tags and the closing lines belong to this project alone (one line a run for each).
           tags: [
             {
               name: BROWSER_TAG,
@@ -49,6 +51,11 @@ export default defineConfig({
               name: POSTGRES_TAG,
               description: 'starts its own PostgreSQL server (initdb, pg_ctl); skipped when PostgreSQL is missing, except in CI',
               skip: postgresTestsSkipped(),
+            },
+            {
+              name: HAPROXY_TAG,
+              description: `runs HAProxy (${HAPROXY}); skipped when it is missing, except in CI`,
+              skip: haproxyTestsSkipped(),
             },
           ],
           globalSetup: ['test/browser/skipped-notice.ts'],
