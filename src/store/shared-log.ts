@@ -125,6 +125,7 @@ export class SharedLog {
   private journalKeys: Array<string | null> = [];
   private journalTimer: NodeJS.Timeout | undefined;
   private journalRead = 0;
+  private journalTail: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly url: string,
@@ -263,17 +264,22 @@ export class SharedLog {
   }
 
   /**
-   * Reads what other replicas committed since this one last read (one
-   * query; callers that arrive before it starts share it).
+   * Reads what other replicas committed since this one last read, and the
+   * journal entries they wrote (a query each; callers that arrive before
+   * the log's reading starts share it).
    * @throws StoreUnavailableError when the database does not answer
    */
   refresh(): Promise<void> {
+    return Promise.all([this.refreshLog(), this.refreshJournal()]).then(() => undefined);
+  }
+
+  // The log's new entries, in the order of batches: callers that arrive before the reading starts share it.
+  private refreshLog(): Promise<void> {
     if (this.queuedRefresh) return this.queuedRefresh;
     const run = this.serial(async () => {
       this.queuedRefresh = undefined;
       try {
         await this.catchUp(this.pool);
-        await this.catchUpJournal(this.pool);
         this.failure = undefined;
       } catch (error) {
         this.failure = failure('the database did not answer', error);
@@ -389,6 +395,7 @@ export class SharedLog {
 
   // The batch's entries, numbered after the last one read (the write lock is held, so nobody else numbers),
   // and the keys that back a paymentReference's uniqueness: a new payment's key is a plain INSERT.
+  // The entries go as one JSON array: node-postgres escapes a text[] parameter character by character.
   private async append(client: pg.PoolClient, batch: Queued[]): Promise<void> {
     const entries = batch.map((queued) => JSON.stringify(queued.entry));
     const plain = batch.every((queued) => !('journalCleared' in queued.entry) && !('change' in queued.entry && (queued.entry.change.kind === 'reset' || queued.entry.change.kind === 'replace')));
@@ -397,12 +404,12 @@ export class SharedLog {
       const keys = batch.flatMap((queued) => (queued.newPayment ? [queued.newPayment] : []));
       await client.query(
         `WITH keys AS (INSERT INTO sandbox_payment_keys (public_key, payment_reference) SELECT * FROM unnest($3::text[], $4::text[]))
-         INSERT INTO sandbox_log (seq, entry) SELECT $2::bigint + t.i, t.e FROM unnest($1::text[]) WITH ORDINALITY AS t(e, i)`,
-        [entries, this.applied, keys.map((key) => key.publicKey), keys.map((key) => key.paymentReference)],
+         INSERT INTO sandbox_log (seq, entry) SELECT $2::bigint + t.i, t.e FROM json_array_elements_text($1::json) WITH ORDINALITY AS t(e, i)`,
+        [JSON.stringify(entries), this.applied, keys.map((key) => key.publicKey), keys.map((key) => key.paymentReference)],
       );
       return;
     }
-    await client.query('INSERT INTO sandbox_log (seq, entry) SELECT $2::bigint + t.i, t.e FROM unnest($1::text[]) WITH ORDINALITY AS t(e, i)', [entries, this.applied]);
+    await client.query('INSERT INTO sandbox_log (seq, entry) SELECT $2::bigint + t.i, t.e FROM json_array_elements_text($1::json) WITH ORDINALITY AS t(e, i)', [JSON.stringify(entries), this.applied]);
     for (const queued of batch) {
       if ('journalCleared' in queued.entry) {
         const { publicKey } = queued.entry.journalCleared;
@@ -483,9 +490,12 @@ export class SharedLog {
       client = await this.pool.connect();
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock($1)', [JOURNAL_LOCK]);
-      await client.query('INSERT INTO sandbox_journal (replica, public_key, entry) SELECT $1, * FROM unnest($2::text[], $3::text[])', [this.replica, keys, entries]);
+      await client.query(
+        'INSERT INTO sandbox_journal (replica, public_key, entry) SELECT $1, k.k, t.e FROM json_array_elements_text($2::json) WITH ORDINALITY AS t(e, i) JOIN unnest($3::text[]) WITH ORDINALITY AS k(k, i) USING (i) ORDER BY i',
+        [this.replica, JSON.stringify(entries), keys],
+      );
       await client.query('DELETE FROM sandbox_journal WHERE id <= (SELECT id FROM sandbox_journal ORDER BY id DESC OFFSET $1 LIMIT 1)', [this.journal?.capacity ?? JOURNAL_BATCH]);
-      await client.query("SELECT pg_notify('sandbox_log', 'journal')");
+      await client.query("SELECT pg_notify('sandbox_log', $1)", [`journal ${this.replica}`]);
       await client.query('COMMIT');
     } catch {
       await client?.query('ROLLBACK').catch(() => undefined);
@@ -517,6 +527,22 @@ export class SharedLog {
     if (!this.listener && !this.closed) void this.listen();
   }
 
+  // A commit's notification names the last entry it appended, a journal batch's its replica: this replica's own,
+  // and entries it has read already, cost no query.
+  private notified(payload: string): void {
+    if (payload.startsWith('journal ')) {
+      if (payload !== `journal ${this.replica}`) void this.refreshJournal();
+      return;
+    }
+    if (Number(payload) > this.applied) void this.refreshLog().catch(() => undefined);
+  }
+
+  // Other replicas' journal entries, read one reading at a time (apart from the log's: the journal never waits for a batch).
+  private refreshJournal(): Promise<void> {
+    this.journalTail = this.journalTail.then(() => this.catchUpJournal(this.pool)).catch(() => undefined);
+    return this.journalTail;
+  }
+
   // Notifications of other replicas' commits, so that this one reads them within milliseconds.
   private async listen(): Promise<void> {
     const client = new pg.Client({ connectionString: this.url });
@@ -525,7 +551,7 @@ export class SharedLog {
       if (this.listener === client) this.listener = undefined;
       void client.end().catch(() => undefined);
     });
-    client.on('notification', () => void this.refresh().catch(() => undefined));
+    client.on('notification', (message) => this.notified(message.payload ?? ''));
     try {
       await client.connect();
       await client.query('LISTEN sandbox_log');
