@@ -89,7 +89,11 @@ export function replicaArgs(storeUrl: string): string[] {
  */
 export async function startReplica(name: string, storeUrl: string): Promise<Replica> {
   const started = run(replicaArgs(storeUrl));
-  const printed = await banner(started);
+  const printed = await banner(started).catch(async (error: Error) => {
+    // banner() names the exit code alone: a replica ended by a signal says which.
+    const exit = await within(started.closed, EXIT_WITHIN, `replica ${name} to exit`).catch(() => undefined);
+    throw new Error(`replica ${name}: ${error.message}\nexit: ${JSON.stringify(exit)}\nstdout: ${started.stdout()}`);
+  });
   const control = await ControlClient.at(printed.origin);
   const replica: Replica = { name, started, banner: printed, origin: printed.origin, apiBase: printed.apiBase, control };
   await waitFor(`replica ${name} to answer its health check`, async () => (await control.health()).status === 200, 10_000);
