@@ -122,7 +122,8 @@ describeWithPostgres('two replicas on one PostgreSQL database', () => {
     // A capture beyond what is left answers S12; one after the authorisation is captured in full, 400 (no authorised transaction).
     const refused = answers.filter((answer) => (answer.status === 200 && answer.body?.data?.code === 'S12') || answer.status === 400).length;
     expect(accepted * 10, 'captured in all, in NGN').toBeLessThanOrEqual(100);
-    expect(accepted + refused).toBe(25);
+    const others = answers.filter((answer) => !(answer.status === 200 && ['00', 'S12'].includes(answer.body?.data?.code)) && answer.status !== 400);
+    expect(accepted + refused, JSON.stringify(others.slice(0, 3))).toBe(25);
     expect(accepted).toBe(10);
     for (const replica of [a, b]) {
       const shown = await replica.control.payment(paymentReference, merchant.publicKey);
