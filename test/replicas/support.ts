@@ -84,20 +84,30 @@ export function replicaArgs(storeUrl: string): string[] {
 
 /**
  * Starts one replica on `storeUrl` and waits for its banner and its health
- * (200). Killed by stopAll (test/support/process.ts) in afterAll.
- * @throws Error when it exits before serving, or does not serve within START_WITHIN
+ * (200). Killed by stopAll (test/support/process.ts) after each case.
+ * A replica ended by a signal before it serves is started once more: no
+ * test sends one then, and on a machine shared with other test runs a
+ * `kill <pid>` of a process that has ended can reach a new process given
+ * the same pid (pids wrap at 32768 here). Any other early exit fails.
+ * @throws Error naming how the replica ended when it exits before serving, or does not serve within START_WITHIN
  */
 export async function startReplica(name: string, storeUrl: string): Promise<Replica> {
-  const started = run(replicaArgs(storeUrl));
-  const printed = await banner(started).catch(async (error: Error) => {
-    // banner() names the exit code alone: a replica ended by a signal says which.
-    const exit = await within(started.closed, EXIT_WITHIN, `replica ${name} to exit`).catch(() => undefined);
-    throw new Error(`replica ${name}: ${error.message}\nexit: ${JSON.stringify(exit)}\nstdout: ${started.stdout()}`);
-  });
-  const control = await ControlClient.at(printed.origin);
-  const replica: Replica = { name, started, banner: printed, origin: printed.origin, apiBase: printed.apiBase, control };
-  await waitFor(`replica ${name} to answer its health check`, async () => (await control.health()).status === 200, 10_000);
-  return replica;
+  for (let attempt = 1; ; attempt++) {
+    const started = run(replicaArgs(storeUrl));
+    let printed: Banner;
+    try {
+      printed = await banner(started);
+    } catch (error) {
+      // banner() names the exit code alone: a replica ended by a signal says which.
+      const exit = await within(started.closed, EXIT_WITHIN, `replica ${name} to exit`).catch(() => undefined);
+      if (exit?.signal && attempt === 1) continue;
+      throw new Error(`replica ${name}: ${(error as Error).message}\nexit: ${JSON.stringify(exit)}\nstdout: ${started.stdout()}`);
+    }
+    const control = await ControlClient.at(printed.origin);
+    const replica: Replica = { name, started, banner: printed, origin: printed.origin, apiBase: printed.apiBase, control };
+    await waitFor(`replica ${name} to answer its health check`, async () => (await control.health()).status === 200, 10_000);
+    return replica;
+  }
 }
 
 /** Starts replicas A and B on `storeUrl` at the same moment. */
