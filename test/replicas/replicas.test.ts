@@ -240,11 +240,10 @@ describeWithPostgres('two replicas on one PostgreSQL database', () => {
     expect(shared(onB)).toEqual(shared(onA));
   }, CASE_WITHIN);
 
-  // BUG, fails until fixed: SharedLog.catchUp (src/store/shared-log.ts) reads `SELECT seq::text, entry FROM sandbox_log WHERE seq > $1
-  // ORDER BY seq`, and PostgreSQL sorts by the output column `seq`, the text: entries 9 and 10 come as '10', '9'. The replica applies
-  // them in that order and keeps 9 as the last read, so the batch numbers its own entry 10 again: duplicate key on sandbox_log_pkey,
-  // the batch rolled back, 503 Store unavailable to every unit in it. Under concurrency this happens at 9/10, 99/100, 999/1000...
-  it('writes on B in a batch that reads entries 9 and 10 of A together (BUG: catchUp orders the log as text, src/store/shared-log.ts)', async () => {
+  // The log is read in the order of its numbers: read as text (ORDER BY the output's `seq::text` column, before fa5f79a), entries 9 and
+  // 10 came as '10', '9'; the replica applied them in that order, kept 9 as the last read and numbered its own entry 10 again:
+  // duplicate key on sandbox_log_pkey, the batch rolled back, 503 Store unavailable to every unit in it (at 99/100 too, and so on).
+  it('writes on B in a batch that reads entries 9 and 10 of A together: the log is read in the order of its numbers', async () => {
     const url = await database();
     const [a, b] = await twoReplicas(url);
     const merchant = newMerchant();
