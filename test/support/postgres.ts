@@ -1,4 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,6 +40,18 @@ export interface PostgresServer {
   port: number;
   /** Stops the server (`pg_ctl stop -m fast`) and deletes its folder. Safe to call twice; the second call waits for the first. */
   stop(): Promise<void>;
+  /**
+   * Stops the server (`pg_ctl stop -m fast`: open connections are closed) and
+   * keeps its folder, for a test of what clients do while the database is
+   * down. `resume()` starts it again.
+   */
+  halt(): Promise<void>;
+  /**
+   * Starts a halted server again on the same port and folder, and waits until
+   * a client connects (as startPostgres does).
+   * @throws Error with the end of the server's log when it does not start, or when the port was taken meanwhile
+   */
+  resume(): Promise<void>;
 }
 
 /**
@@ -99,7 +112,16 @@ async function start(programs: PostgresPrograms, folder: string, data: string, a
       await stop();
       throw new Error(`${(error as Error).message}\nserver log:\n${tail}`);
     }
-    return { url, port, stop };
+    const halt = () => command(programs.pgCtl, ['stop', '-D', data, '-m', 'fast', '-w'], asRoot);
+    const resume = async (): Promise<void> => {
+      try {
+        await command(programs.pgCtl, ['start', '-D', data, '-l', log, '-w', '-t', String(COMMAND_WITHIN / 1000), '-o', options], asRoot);
+        await waitForConnection(url);
+      } catch (error) {
+        throw new Error(`${(error as Error).message}\nserver log:\n${await logTail(log)}`);
+      }
+    };
+    return { url, port, stop, halt, resume };
   }
 }
 
@@ -123,7 +145,8 @@ function stopper(programs: PostgresPrograms, folder: string, data: string, asRoo
     stopped ??= (async () => {
       process.off('exit', onExit);
       try {
-        await command(programs.pgCtl, ['stop', '-D', data, '-m', 'fast', '-w'], asRoot);
+        // A halted server (halt() without resume()) has no postmaster.pid: there is nothing to stop.
+        if (existsSync(join(data, 'postmaster.pid'))) await command(programs.pgCtl, ['stop', '-D', data, '-m', 'fast', '-w'], asRoot);
       } finally {
         await rm(folder, { recursive: true, force: true });
       }
