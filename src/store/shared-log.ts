@@ -55,6 +55,15 @@ type LogEntry = { change: Change; fold?: true } | { books: SharedBooksState } | 
 /** The fewest entries worth a fold: as for the file's log, a fold waits until the log holds as many entries as the state holds records. */
 const FOLD_EVERY = 10_000;
 
+/**
+ * A key as the key columns hold it: its JSON text. Any string the API takes
+ * fits a text column then (a NUL or a lone surrogate in a paymentReference
+ * is an escape), and two keys are equal exactly when their texts are.
+ */
+function keyText(key: string): string {
+  return JSON.stringify(key);
+}
+
 /** A change put in the open batch, with how to take it back and whether it made a new payment. */
 interface Queued {
   entry: LogEntry;
@@ -194,7 +203,7 @@ export class SharedLog {
   /** Writes one of this replica's journal entries to the table, with the next batch of them. */
   sendJournal(entry: { publicKey?: string }): void {
     this.journalOut.push(JSON.stringify(entry));
-    this.journalKeys.push(entry.publicKey ?? null);
+    this.journalKeys.push(entry.publicKey === undefined ? null : keyText(entry.publicKey));
     if (this.journalOut.length >= JOURNAL_BATCH) void this.flushJournal();
     else if (!this.journalTimer) {
       this.journalTimer = setTimeout(() => void this.flushJournal(), JOURNAL_WAIT_MS);
@@ -366,10 +375,17 @@ export class SharedLog {
       const fold = this.applied + batch.length - this.oldest >= Math.max(FOLD_EVERY, this.target.size());
       if ((this.booksDirty || fold) && this.books) batch.push({ entry: { books: this.books.capture() } });
       if (fold) batch.push({ entry: { change: { kind: 'replace', records: this.target.records() }, fold: true } });
-      if (batch.length > 0) await this.append(client, batch);
-      // The fold's entry holds the whole state and the books' entry just before it the books: what came before is no longer needed.
-      if (fold) await client.query('DELETE FROM sandbox_log WHERE seq < $1', [this.applied + batch.length - 1]);
-      await client.query(batch.length > 0 ? `SELECT pg_notify('sandbox_log', '${this.applied + batch.length}'); COMMIT` : 'COMMIT');
+      // The usual batch (new payments and changes of records) is appended and committed in one round trip.
+      const last = this.applied + batch.length;
+      const commit = batch.length > 0 ? `SELECT pg_notify('sandbox_log', '${last}'); COMMIT` : 'COMMIT';
+      const appended = batch.length > 0 && !fold ? this.appendAndCommit(batch, commit) : undefined;
+      if (appended !== undefined) await client.query(appended);
+      else {
+        if (batch.length > 0) await this.append(client, batch);
+        // The fold's entry holds the whole state and the books' entry just before it the books: what came before is no longer needed.
+        if (fold) await client.query('DELETE FROM sandbox_log WHERE seq < $1', [last - 1]);
+        await client.query(commit);
+      }
       if (batch.length > 0) this.applied += batch.length;
       if (fold) this.oldest = this.applied - 1;
       this.failure = undefined;
@@ -395,39 +411,47 @@ export class SharedLog {
 
   // The batch's entries, numbered after the last one read (the write lock is held, so nobody else numbers),
   // and the keys that back a paymentReference's uniqueness: a new payment's key is a plain INSERT.
-  // The entries go as one JSON array: node-postgres escapes a text[] parameter character by character.
+  /**
+   * The text of one simple query that appends a usual batch (no reset,
+   * replace or clear of the journal: those take statements in order), puts
+   * the new payments' keys, notifies and commits; undefined for another batch.
+   * The entries and keys go as JSON literals in dollar quotes, whose tag the
+   * text is checked not to hold, so nothing in them is read as SQL.
+   */
+  private appendAndCommit(batch: Queued[], commit: string): string | undefined {
+    const plain = batch.every((queued) => !('journalCleared' in queued.entry) && !('change' in queued.entry && (queued.entry.change.kind === 'reset' || queued.entry.change.kind === 'replace')));
+    if (!plain) return undefined;
+    const entries = JSON.stringify(batch.map((queued) => JSON.stringify(queued.entry)));
+    const keys = JSON.stringify(batch.flatMap((queued) => (queued.newPayment ? [[keyText(queued.newPayment.publicKey), keyText(queued.newPayment.paymentReference)]] : [])));
+    const tag = `$e${randomBytes(6).toString('hex')}$`;
+    if (entries.includes(tag) || keys.includes(tag)) return undefined;
+    return `WITH keys AS (INSERT INTO sandbox_payment_keys (public_key, payment_reference) SELECT k->>0, k->>1 FROM json_array_elements(${tag}${keys}${tag}::json) AS k)
+      INSERT INTO sandbox_log (seq, entry) SELECT ${this.applied}::bigint + t.i, t.e FROM json_array_elements_text(${tag}${entries}${tag}::json) WITH ORDINALITY AS t(e, i); ${commit}`;
+  }
+
+  // Appends a batch statement by statement: the entries as one JSON array (node-postgres escapes a text[] parameter
+  // character by character), then, in order, what resets, replaces and clears of the journal do to the other tables.
   private async append(client: pg.PoolClient, batch: Queued[]): Promise<void> {
     const entries = batch.map((queued) => JSON.stringify(queued.entry));
-    const plain = batch.every((queued) => !('journalCleared' in queued.entry) && !('change' in queued.entry && (queued.entry.change.kind === 'reset' || queued.entry.change.kind === 'replace')));
-    if (plain) {
-      // The usual batch, new payments and changes of records: one statement.
-      const keys = batch.flatMap((queued) => (queued.newPayment ? [queued.newPayment] : []));
-      await client.query(
-        `WITH keys AS (INSERT INTO sandbox_payment_keys (public_key, payment_reference) SELECT * FROM unnest($3::text[], $4::text[]))
-         INSERT INTO sandbox_log (seq, entry) SELECT $2::bigint + t.i, t.e FROM json_array_elements_text($1::json) WITH ORDINALITY AS t(e, i)`,
-        [JSON.stringify(entries), this.applied, keys.map((key) => key.publicKey), keys.map((key) => key.paymentReference)],
-      );
-      return;
-    }
     await client.query('INSERT INTO sandbox_log (seq, entry) SELECT $2::bigint + t.i, t.e FROM json_array_elements_text($1::json) WITH ORDINALITY AS t(e, i)', [JSON.stringify(entries), this.applied]);
     for (const queued of batch) {
       if ('journalCleared' in queued.entry) {
         const { publicKey } = queued.entry.journalCleared;
         if (publicKey === undefined) await client.query('DELETE FROM sandbox_journal');
-        else await client.query('DELETE FROM sandbox_journal WHERE public_key = $1', [publicKey]);
+        else await client.query('DELETE FROM sandbox_journal WHERE public_key = $1', [keyText(publicKey)]);
         continue;
       }
       if ('books' in queued.entry) continue;
       const change = queued.entry.change;
       if (queued.newPayment) {
-        await client.query('INSERT INTO sandbox_payment_keys (public_key, payment_reference) VALUES ($1, $2)', [queued.newPayment.publicKey, queued.newPayment.paymentReference]);
+        await client.query('INSERT INTO sandbox_payment_keys (public_key, payment_reference) VALUES ($1, $2)', [keyText(queued.newPayment.publicKey), keyText(queued.newPayment.paymentReference)]);
       } else if (change.kind === 'reset' || change.kind === 'replace') {
         if (change.publicKey === undefined) await client.query('DELETE FROM sandbox_payment_keys');
-        else await client.query('DELETE FROM sandbox_payment_keys WHERE public_key = $1', [change.publicKey]);
+        else await client.query('DELETE FROM sandbox_payment_keys WHERE public_key = $1', [keyText(change.publicKey)]);
         if (change.kind === 'replace' && change.records.payments.length > 0) {
           await client.query(
             'INSERT INTO sandbox_payment_keys (public_key, payment_reference) SELECT * FROM unnest($1::text[], $2::text[])',
-            [change.records.payments.map((payment) => payment.publicKey), change.records.payments.map((payment) => payment.paymentReference)],
+            [change.records.payments.map((payment) => keyText(payment.publicKey)), change.records.payments.map((payment) => keyText(payment.paymentReference))],
           );
         }
       }
@@ -491,8 +515,8 @@ export class SharedLog {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock($1)', [JOURNAL_LOCK]);
       await client.query(
-        'INSERT INTO sandbox_journal (replica, public_key, entry) SELECT $1, k.k, t.e FROM json_array_elements_text($2::json) WITH ORDINALITY AS t(e, i) JOIN unnest($3::text[]) WITH ORDINALITY AS k(k, i) USING (i) ORDER BY i',
-        [this.replica, JSON.stringify(entries), keys],
+        'INSERT INTO sandbox_journal (replica, public_key, entry) SELECT $1, j->>0, j->>1 FROM json_array_elements($2::json) WITH ORDINALITY AS x(j, i) ORDER BY i',
+        [this.replica, JSON.stringify(entries.map((entry, index) => [keys[index], entry]))],
       );
       await client.query('DELETE FROM sandbox_journal WHERE id <= (SELECT id FROM sandbox_journal ORDER BY id DESC OFFSET $1 LIMIT 1)', [this.journal?.capacity ?? JOURNAL_BATCH]);
       await client.query("SELECT pg_notify('sandbox_log', $1)", [`journal ${this.replica}`]);

@@ -3,7 +3,8 @@ import type { MigrationBuilder } from 'node-pg-migrate';
 /**
  * The shared log (docs/decisions.md#d84-shared-store): every change of the
  * state in commit order; the keys that back a paymentReference's uniqueness
- * per merchant; the claims replicas hold on deliveries' next attempts.
+ * per merchant (each key as its JSON text, so that any string fits); the
+ * claims replicas hold on deliveries' next attempts.
  */
 export function up(pgm: MigrationBuilder): void {
   pgm.sql(`
