@@ -363,7 +363,8 @@ function replicas(place: EnginePlace, json: EnginePlace): void {
     await client.connect();
     try {
       const keys = await client.query('SELECT public_key, payment_reference FROM sandbox_payment_keys');
-      expect(keys.rows).toEqual([{ public_key: A, payment_reference: wanted.paymentReference }]);
+      // Key columns hold each key's JSON text (src/store/shared-log.ts, keyText).
+      expect(keys.rows).toEqual([{ public_key: JSON.stringify(A), payment_reference: JSON.stringify(wanted.paymentReference) }]);
     } finally {
       await client.end();
     }
@@ -467,17 +468,21 @@ function replicas(place: EnginePlace, json: EnginePlace): void {
     expect(one.clock(A)).toEqual(clockRecord(A, 13));
   });
 
-  // open() reads the log before the owner calls shareBooks (src/index.ts wires the books after Store.open): the books read then are handed over by shareBooks.
-  it('gives a replica opened later the overrides and faults committed before it opened', { timeout: TIMEOUT }, async () => {
+  // A replica with an override and a fault in its books, and a second one opened after they were written, its books wired after the open as startSandbox wires them.
+  const lateReplica = async () => {
     const one = await place.open();
     const books1 = booksOf(one);
     await one.transaction(() => {
       books1.overrides.add({ scenario: 'card-declined', publicKey: A }, '2025-01-01T12:00:00.000Z');
       books1.faults.add(A, { kind: 'never' });
     });
-    // Wired after the open, as startSandbox wires a sandbox's books.
     const two = await place.open();
-    const books2 = booksOf(two);
+    return { one, books1, two, books2: booksOf(two) };
+  };
+
+  // open() reads the log before the owner calls shareBooks: the books read then are handed over by shareBooks.
+  it('gives a replica opened later the overrides and faults committed before it opened', { timeout: TIMEOUT }, async () => {
+    const { books1, two, books2 } = await lateReplica();
     await two.refresh();
     expect(books2.overrides.list()).toEqual(books1.overrides.list());
     expect(books2.faults.all()).toEqual(books1.faults.all());
@@ -485,14 +490,7 @@ function replicas(place: EnginePlace, json: EnginePlace): void {
 
   // The books go into the log whole: a late replica's first change of them must start from the books it read.
   it('keeps the overrides and faults a replica opened later did not know when it changes the books', { timeout: TIMEOUT }, async () => {
-    const one = await place.open();
-    const books1 = booksOf(one);
-    await one.transaction(() => {
-      books1.overrides.add({ scenario: 'card-declined', publicKey: A }, '2025-01-01T12:00:00.000Z');
-      books1.faults.add(A, { kind: 'never' });
-    });
-    const two = await place.open();
-    const books2 = booksOf(two);
+    const { one, books1, two, books2 } = await lateReplica();
     await two.transaction(() => books2.faults.add(B, { kind: 'duplicate' }));
     await one.refresh();
     expect(books1.overrides.list().map((override) => override.scenario)).toEqual(['card-declined']);
