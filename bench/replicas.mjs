@@ -20,7 +20,8 @@
 //           second on core 1, PostgreSQL and HAProxy on either core: the
 //           replicas use both cores, shared with the database and the load generator
 // During the measured seconds the CPU each process used is sampled from
-// /proc (bench/support/processes.mjs cpuMsOf), with each core's busy time,
+// /proc/PID/task/*/schedstat (time on a core, and time runnable but waiting
+// for one), with each core's busy time,
 // and PostgreSQL's own counters (transactions, reads of the log included; WAL
 // syncs, one per durable commit or fewer): what limits a contender. A round
 // whose sandboxes, HAProxy or PostgreSQL logged a failure (warm-up included)
@@ -38,7 +39,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { freePort, waitForUrl } from './support/http.mjs';
 import { exchangeKey, initiateOnce } from './support/initiate.mjs';
-import { cpuMsOf, killChildrenOnExit, killTree, pinSelf, spawnPinned } from './support/processes.mjs';
+import { killChildrenOnExit, killTree, pinSelf, spawnPinned } from './support/processes.mjs';
 import { filesystemOf, fixed, median, printMachine, printTable } from './support/report.mjs';
 import { SANDBOX_BIN, startServer } from './support/servers.mjs';
 
@@ -136,7 +137,7 @@ for (let round = 1; round <= rounds; round += 1) {
       results[kind].push({ ...load, usage, spreadOver });
       const nonOk = Object.keys(load.nonOk).length ? ` ${JSON.stringify(load.nonOk)}` : '';
       console.log(`  round ${round}  ${CONTENDERS[kind].name.padEnd(33)} ${fixed(load.requestsPerSecond).padStart(6)} req/s  p50 ${fixed(load.latency.p50, 2)} ms  p99 ${fixed(load.latency.p99, 2)} ms  slowest ${fixed(load.latency.max, 1)} ms  2xx ${load.ok}  non-2xx ${load.non2xx}${nonOk}  errors ${load.errors}  timeouts ${load.timeouts}`);
-      console.log(`           CPU (% of one core): ${usage.line}${spreadOver ? `; requests per replica ${spreadOver}` : ''}`);
+      console.log(`           CPU (% of one core; waiting for one): ${usage.line}${spreadOver ? `; requests per replica ${spreadOver}` : ''}`);
       // The sandboxes log their failed answers (--log-level error), HAProxy its own errors, PostgreSQL what it refused: the last of them say what a non-2xx was.
       // (The warm-up's too: its failures count nowhere else.)
       const refused = postgres.logSince(logFrom).split('\n').filter((line) => /ERROR|FATAL|DETAIL|STATEMENT/.test(line));
@@ -171,13 +172,14 @@ printTable(
 console.log('  p50, p99: medians over the rounds; slowest: the slowest answer of all rounds; non-2xx, errors (timeouts included): sums over the rounds');
 console.log('');
 console.log('  CPU during the measured seconds, % of one core (medians over the rounds; "other" is what the cores ran beside these processes;');
+console.log('  server waited for a core: the time the sandboxes, HAProxy and PostgreSQL were runnable but not running, % of one core;');
 console.log('  server CPU µs/initiate: the sandboxes\', HAProxy\'s and PostgreSQL\'s CPU over the initiates answered):');
 const ORDER = ['sandbox', 'sandbox 1', 'sandbox 2', 'haproxy', 'postgres', 'load generator', 'other'];
 const groups = ORDER.filter((group) => KINDS.some((kind) => results[kind].some((r) => group in r.usage.groups)));
 // The server side's CPU per initiate: what one core could carry were it free (sandboxes, HAProxy, PostgreSQL; not the load generator, not other work).
 const serverMicros = (r) => (10_000 * Object.entries(r.usage.groups).filter(([group]) => group !== 'load generator' && group !== 'other').reduce((sum, [, pct]) => sum + pct, 0)) / r.requestsPerSecond;
 printTable(
-  ['contender', ...groups, 'core 0 busy', 'core 1 busy', 'server CPU µs/initiate', 'transactions/s', 'WAL syncs/s', 'initiates per WAL sync'],
+  ['contender', ...groups, 'core 0 busy', 'core 1 busy', 'server waited for a core', 'server CPU µs/initiate', 'transactions/s', 'WAL syncs/s', 'initiates per WAL sync'],
   KINDS.map((kind) => {
     const of = (pick) => median(results[kind].map((r) => pick(r.usage)));
     const perSync = median(results[kind].map((r) => (r.usage.walSyncsPerSecond ? r.requestsPerSecond / r.usage.walSyncsPerSecond : NaN)));
@@ -186,6 +188,7 @@ printTable(
       ...groups.map((group) => fixed(of((u) => u.groups[group]))),
       fixed(of((u) => u.cores[0])),
       fixed(of((u) => u.cores[1])),
+      fixed(of((u) => Object.entries(u.waited).filter(([group]) => group !== 'load generator').reduce((sum, [, pct]) => sum + pct, 0))),
       fixed(median(results[kind].map(serverMicros))),
       fixed(of((u) => u.commitsPerSecond)),
       fixed(of((u) => u.walSyncsPerSecond)),
@@ -395,6 +398,26 @@ function newestPostgresBin() {
   return join(root, versions[0], 'bin');
 }
 
+/**
+ * [ms on a core, ms runnable but waiting for a core] of a running process so
+ * far: the sums over its live threads of /proc/PID/task/TID/schedstat's first
+ * two fields (ns). Undefined once it is gone.
+ */
+function schedTimes(pid) {
+  try {
+    let run = 0;
+    let wait = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const [onCore, waiting] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+      run += onCore;
+      wait += waiting;
+    }
+    return [run / 1e6, wait / 1e6];
+  } catch {
+    return undefined;
+  }
+}
+
 /** Busy and total jiffies of each core, from /proc/stat. */
 function coreTimes() {
   return readFileSync('/proc/stat', 'utf8').split('\n').filter((line) => /^cpu\d/.test(line)).map((line) => {
@@ -431,12 +454,12 @@ function postgresPids() {
 function startSampler(named, database) {
   const seen = new Map(); // pid -> { group, first: [ms, cpu], last: [ms, cpu] }
   const watch = (group, pid) => {
-    const cpu = cpuMsOf(pid);
-    if (cpu === undefined) return;
+    const times = schedTimes(pid);
+    if (times === undefined) return;
     const now = performance.now();
     const entry = seen.get(pid);
-    if (entry) entry.last = [now, cpu];
-    else seen.set(pid, { group, first: [now, cpu], last: [now, cpu] });
+    if (entry) entry.last = [now, ...times];
+    else seen.set(pid, { group, first: [now, ...times], last: [now, ...times] });
   };
   const extra = new Map();
   const sample = () => {
@@ -462,9 +485,11 @@ function startSampler(named, database) {
       const endCores = coreTimes();
       const [before, after] = [await startCounters, await counters()];
       const groups = {};
+      const waited = {};
       for (const { group, first, last } of seen.values()) {
         if (last[0] === first[0]) continue;
         groups[group] = (groups[group] ?? 0) + (100 * (last[1] - first[1])) / (last[0] - first[0]);
+        waited[group] = (waited[group] ?? 0) + (100 * (last[2] - first[2])) / (last[0] - first[0]);
       }
       const cores = endCores.map((end, i) => (100 * (end.busy - startCores[i].busy)) / (end.total - startCores[i].total));
       const known = Object.values(groups).reduce((a, b) => a + b, 0);
@@ -474,11 +499,11 @@ function startSampler(named, database) {
       const commitsPerSecond = after ? (after.commits - before.commits) / elapsed : undefined;
       const walSyncsPerSecond = after ? (after.syncs - before.syncs) / elapsed : undefined;
       const line = [
-        ...Object.entries(groups).map(([group, pct]) => `${group} ${fixed(pct)}`),
+        ...Object.entries(groups).map(([group, pct]) => `${group} ${fixed(pct)}${group in waited ? ` (waited ${fixed(waited[group])})` : ''}`),
         `cores ${cores.map((pct) => fixed(pct)).join('/')}`,
         ...(after ? [`transactions/s ${fixed(commitsPerSecond)}`, `WAL syncs/s ${fixed(walSyncsPerSecond)}`] : []),
       ].join(', ');
-      return { groups, cores, commitsPerSecond, walSyncsPerSecond, line };
+      return { groups, waited, cores, commitsPerSecond, walSyncsPerSecond, line };
     },
   };
 }
