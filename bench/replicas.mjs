@@ -120,7 +120,11 @@ for (let round = 1; round <= rounds; round += 1) {
   const shift = (round - 1) % KINDS.length;
   for (const kind of [...KINDS.slice(shift), ...KINDS.slice(0, shift)]) {
     const logFrom = postgres.logSize();
-    const contender = await startContender(kind, round);
+    // A contender that fails to start is tried once more (on a shared machine a start can time out); the reason is printed.
+    const contender = await startContender(kind, round).catch((error) => {
+      console.log(`  ! ${CONTENDERS[kind].name} did not start, trying once more: ${error.message.split('\n').join('\n    ')}`);
+      return startContender(kind, round);
+    });
     try {
       const token = await exchangeKey(contender.apiBase);
       const url = `${contender.apiBase}/payments/initiates`;
@@ -262,7 +266,10 @@ async function startContender(kind, round) {
     const base = `http://127.0.0.1:${front}`;
     // Ready once HAProxy answers through a replica it has checked: both replicas are healthy by then (checked in turn below).
     await waitForUrl(`${base}/__sandbox/health`, { child: proxy, intervalMs: 10 });
-    await waitForBothUp(stats, proxy);
+    await waitForBothUp(stats, proxy).catch((error) => {
+      const states = sandboxes.map((child, i) => `sandbox ${i + 1}: ${child.exitCode === null && child.signalCode === null ? 'running' : `exited (${child.exitCode ?? child.signalCode})`}\n${child.tail.trim().split('\n').slice(-12).join('\n')}`);
+      throw new Error(`${error.message}\n${states.join('\n')}`);
+    });
     processes.haproxy = proxy.pid;
     children.haproxy = proxy;
     return {
