@@ -9,6 +9,7 @@
 // test/support/postgres.ts starts one (initdb and pg_ctl, as the `postgres`
 // user when root) but as a real server would run: fsync on, synchronous_commit
 // and full_page_writes at their defaults; the settings it ran with are printed.
+// The sandboxes run at --sync normal (the default), as the JSON file's does.
 // Each round starts every contender afresh (a new store file; a new database,
 // dropped after its round; new sandbox and HAProxy processes), warms it up,
 // loads it and stops it; the order rotates from round to round.
@@ -111,6 +112,7 @@ console.log('            the shared store costs here, not how far replicas on ma
 console.log(`  file:     the JSON store file in ${folder} (${filesystemOf(folder)})`);
 console.log(`  postgres: PostgreSQL ${version}, a fresh cluster in ${join(folder, 'pg')} on 127.0.0.1; fsync=${settings.fsync}, synchronous_commit=${settings.synchronous_commit},`);
 console.log(`            full_page_writes=${settings.full_page_writes}, wal_sync_method=${settings.wal_sync_method}, commit_delay=${settings.commit_delay}, shared_buffers=${settings.shared_buffers}, max_connections=${settings.max_connections} (defaults but the port and sockets); a new database per round`);
+console.log('            the sandboxes run at --sync normal, the default: their batches commit without waiting for the server\'s flush (README, "Durability levels")');
 console.log(`  proxy:    ${haproxyVersion()}, mode http, balance roundrobin, option httpchk GET /__sandbox/health every 1 s, keep-alive to both sides`);
 console.log('  latency:  autocannon\'s time per 2xx response, at full resolution');
 console.log('');
