@@ -40,28 +40,47 @@ async function merchantOn(replica: Replica): Promise<{ publicKey: string; auth: 
 const declined = (publicKey: string, paymentReference: string) => cardPayment({ publicKey, paymentReference, cardNumber: '4000000000000002' });
 
 /**
- * Initiates `references`, each on A or B in turn, 16 at once; fails unless every one is answered S12.
- * @returns when each was answered (epoch ms), by reference
+ * Initiates `references`, each on A or B in turn, 16 at once.
+ * @param retries how many times an initiate answered 503 Store unavailable is sent again (a batch the
+ *   database refused is rolled back whole, so the reference is still free); 0 for the case that checks the
+ *   initiates themselves, more where the subject is the deliveries, so that each case fails for one cause
+ * @returns when each was answered (epoch ms), by reference; how many 503s were sent again; the initiates not answered 200 S12
  */
-async function initiateDeclined(replicas: Replica[], merchant: { publicKey: string; auth: string }, references: string[]): Promise<Map<string, number>> {
+async function initiateDeclined(
+  replicas: Replica[],
+  merchant: { publicKey: string; auth: string },
+  references: string[],
+  retries = 0,
+): Promise<{ answeredAt: Map<string, number>; retried: number; wrong: Array<{ reference: string; on: string; status: number; body: unknown }> }> {
   const answeredAt = new Map<string, number>();
+  let retried = 0;
   const answers = await inPool(references, 16, async (reference, index) => {
-    const answer = await call(replicas[index % replicas.length]!.banner.apiBase, 'POST', '/payments/initiates', declined(merchant.publicKey, reference), merchant.auth);
+    const apiBase = replicas[index % replicas.length]!.banner.apiBase;
+    let answer = await call(apiBase, 'POST', '/payments/initiates', declined(merchant.publicKey, reference), merchant.auth);
+    for (let again = 0; again < retries && answer.status === 503; again++) {
+      retried++;
+      answer = await call(apiBase, 'POST', '/payments/initiates', declined(merchant.publicKey, reference), merchant.auth);
+    }
     answeredAt.set(reference, Date.now());
     return answer;
   });
   const wrong = answers
-    .map((answer, index) => ({ reference: references[index], on: replicas[index % replicas.length]!.name, status: answer.status, code: answer.body?.data?.code, body: answer.body }))
+    .map((answer, index) => ({ reference: references[index]!, on: replicas[index % replicas.length]!.name, status: answer.status, code: answer.body?.data?.code, body: answer.body }))
     .filter((answer) => answer.status !== 200 || answer.code !== 'S12');
+  return { answeredAt, retried, wrong };
+}
+
+/** Fails unless every initiate was answered 200 S12, with what came back and what the replicas printed. */
+function expectAllDeclined(wrong: unknown[], replicas: Replica[]): void {
   expect(wrong, `initiates not answered 200 S12; stderr: ${replicas.map((replica) => `${replica.name}: ${replica.run.stderr().slice(-2000)}`).join('\n')}`).toEqual([]);
-  return answeredAt;
 }
 
 /** The longest time, in ms, from an initiate's answer to the first POST of its event. */
 function longestWait(receiver: LoggingReceiver, answeredAt: Map<string, number>): number {
   const first = new Map<string, number>();
   for (const post of receiver.posts) if (!first.has(post.paymentReference)) first.set(post.paymentReference, post.at);
-  return Math.max(...[...answeredAt].map(([reference, at]) => (first.get(reference) ?? Number.NaN) - at));
+  // A reference with no POST (its initiate was refused) is left out.
+  return Math.max(...[...answeredAt].filter(([reference]) => first.has(reference)).map(([reference, at]) => first.get(reference)! - at));
 }
 
 /** Deliveries of the merchant in each state, as replica `origin` counts them (GET /__sandbox/webhooks/deliveries/count). */
@@ -99,6 +118,12 @@ describeWithPostgres('notifications across two replicas, and kill -9 of one (iss
     await server?.stop();
   }, 30_000);
 
+  // FAILS on main (67a6778), a bug in src/store/shared-log.ts (SharedLog.catchUp): `SELECT seq::text, entry ... ORDER BY seq` orders by
+  // the text column the select list names `seq`, so rows read together across 9|10, 99|100, ... come as '10' before '9'. The replica
+  // applies them out of order, is left with `applied` below the last row (the rows after it are applied again by the next read),
+  // and a batch that read such rows numbers its entries from a seq already taken: "duplicate key value violates unique constraint
+  // sandbox_log_pkey", the batch is rolled back, and each of its initiates is answered 503 Store unavailable (here 2 to 12 of 500).
+  // `ORDER BY sandbox_log.seq` (or the column aliased) is the fix; with it, this case and the kill cases pass.
   it('delivers the notification of each of 500 payments initiated on A and B once: no event lost, none twice', { timeout: 180_000 }, async () => {
     const store = await freshDatabase(server.url, 'deliveries_no_kill');
     const receiver = await LoggingReceiver.start();
@@ -109,17 +134,19 @@ describeWithPostgres('notifications across two replicas, and kill -9 of one (iss
     const merchant = await merchantOn(replicas[0]!);
     const references = Array.from({ length: 500 }, () => freshReference());
     const started = Date.now();
-    const answeredAt = await initiateDeclined(replicas, merchant, references);
+    const { answeredAt, wrong } = await initiateDeclined(replicas, merchant, references);
     const initiatedMs = Date.now() - started;
 
-    const wanted = new Set(references);
+    // The deliveries are checked for every payment stored; an initiate not answered S12 fails the case at the end.
+    const refused = new Set(wrong.map((answer) => answer.reference));
+    const wanted = new Set(references.filter((reference) => !refused.has(reference)));
     const reached = () => new Set(receiver.posts.filter((post) => post.answered && wanted.has(post.paymentReference)).map((post) => post.paymentReference));
     await waitUntil('a delivery of every payment', () => reached().size === wanted.size, 60_000, () => `${reached().size} of ${wanted.size} payments delivered, ${receiver.posts.length} POSTs`);
     const deliveredMs = Date.now() - started;
     // Both replicas record every delivery as delivered; a late duplicate would come within this time.
     const controls = await Promise.all(replicas.map((replica) => ControlClient.at(replica.origin)));
     for (const control of controls) {
-      await waitUntil('both replicas to count 500 deliveries delivered', async () => (await deliveryCount(control, merchant.publicKey)).byState.delivered === 500, 10_000);
+      await waitUntil('both replicas to count every delivery delivered', async () => (await deliveryCount(control, merchant.publicKey)).byState.delivered === wanted.size, 10_000);
     }
     await sleep(2_000);
     await owners.sample();
@@ -128,14 +155,16 @@ describeWithPostgres('notifications across two replicas, and kill -9 of one (iss
     const duplicates = receiver.posts.length - counts.size;
     const bySender = Object.fromEntries(['A', 'B', 'unknown'].map((name) => [name, receiver.posts.filter((post) => owners.of(post.port) === name).length]));
     console.log(
-      `[deliveries, no kill] 500 payments initiated in ${initiatedMs} ms; ${receiver.posts.length} POSTs for ${counts.size} events, ` +
+      `[deliveries, no kill] 500 payments initiated in ${initiatedMs} ms (${wrong.length} not answered S12: ${JSON.stringify(wrong.slice(0, 2))}); ${wanted.size} stored, ` +
+        `each to notify; ${receiver.posts.length} POSTs for ${counts.size} events, ` +
         `duplicates ${duplicates}; sent by ${JSON.stringify(bySender)}; longest wait from an answer to its first POST ${longestWait(receiver, answeredAt)} ms; all delivered ${deliveredMs} ms after the first initiate`,
     );
-    expect(counts.size).toBe(500);
+    expect(counts.size).toBe(wanted.size);
     expect(new Set(receiver.posts.map((post) => post.paymentReference))).toEqual(wanted);
     expect(receiver.posts.every((post) => post.answered)).toBe(true);
     expect(duplicates).toBe(0);
-    for (const control of controls) expect(await deliveryCount(control, merchant.publicKey)).toMatchObject({ count: 500, byState: { delivered: 500, scheduled: 0 } });
+    for (const control of controls) expect(await deliveryCount(control, merchant.publicKey)).toMatchObject({ count: wanted.size, byState: { delivered: wanted.size, scheduled: 0 } });
+    expectAllDeclined(wrong, replicas);
   });
 
   it('delivers every event at least once when A is killed with deliveries in flight: B sends again what A had claimed, once the lease runs out', { timeout: 180_000 }, async () => {
@@ -150,7 +179,8 @@ describeWithPostgres('notifications across two replicas, and kill -9 of one (iss
     watches.push(owners);
     const merchant = await merchantOn(a);
     const references = Array.from({ length: 120 }, () => freshReference());
-    await initiateDeclined(replicas, merchant, references);
+    const { retried, wrong } = await initiateDeclined(replicas, merchant, references, 5);
+    expectAllDeclined(wrong, replicas);
 
     // A has sent and is waiting for answers it will never record.
     const inFlightOfA = () => receiver.posts.filter((post) => !post.answered && owners.of(post.port) === 'A');
@@ -190,9 +220,9 @@ describeWithPostgres('notifications across two replicas, and kill -9 of one (iss
       return again!.at - first!.at;
     });
     console.log(
-      `[deliveries, A killed] ${references.length} payments; A had ${inFlightAtKill} POSTs in flight at the kill, ${beforeKill.length} POSTs before it ` +
+      `[deliveries, A killed] ${references.length} payments (${retried} initiates sent again after a 503); A had ${inFlightAtKill} POSTs in flight at the kill, ${beforeKill.length} POSTs before it ` +
         `(${sentByA.size} events by A); ${receiver.posts.length} POSTs for ${counts.size} events, duplicates ${duplicated.length} ` +
-        `(${abortedResent} of them answered never: A died waiting); B's first re-send of an event A had sent ${firstResend.length ? Math.min(...firstResend) : '-'} ms after the kill; ` +
+        `(${abortedResent} never answered: A died waiting; ${duplicated.length - abortedResent} answered before the kill, not yet recorded by A); B's first re-send of an event A had sent ${firstResend.length ? Math.min(...firstResend) : '-'} ms after the kill; ` +
         `gap from A's POST to B's of a duplicated event ${gaps.length ? `${Math.min(...gaps)}-${Math.max(...gaps)}` : '-'} ms (lease ${LEASE_MS} ms); ` +
         `${afterKillByB} POSTs after the kill; everything delivered and recorded ${tookOver} ms after the kill`,
     );
@@ -222,7 +252,8 @@ describeWithPostgres('notifications across two replicas, and kill -9 of one (iss
     const merchant = await merchantOn(replicas[0]!);
     const references = Array.from({ length: 500 }, () => freshReference());
     const started = Date.now();
-    const answeredAt = await initiateDeclined(replicas, merchant, references);
+    const { answeredAt, retried, wrong } = await initiateDeclined(replicas, merchant, references, 5);
+    expectAllDeclined(wrong, replicas);
 
     const wanted = new Set(references);
     const reached = () => new Set(receiver.posts.filter((post) => post.answered && wanted.has(post.paymentReference)).map((post) => post.paymentReference));
@@ -245,7 +276,7 @@ describeWithPostgres('notifications across two replicas, and kill -9 of one (iss
     const recordedAttempts = (listed.body.deliveries as Array<{ attempts: unknown[] }>).reduce((sum, delivery) => sum + delivery.attempts.length, 0);
     const firstDuplicateAfter = duplicated.length ? Math.min(...duplicated.map((eventId) => receiver.posts.filter((post) => post.eventId === eventId)[1]!.at - started)) : undefined;
     console.log(
-      `[deliveries, slow receiver] ${wanted.size} payments, receiver answers after 1.5 s; ${receiver.posts.length} POSTs for ${receiver.countsByEvent().size} events, ` +
+      `[deliveries, slow receiver] ${wanted.size} payments (${retried} initiates sent again after a 503), receiver answers after 1.5 s; ${receiver.posts.length} POSTs for ${receiver.countsByEvent().size} events, ` +
         `duplicates ${duplicated.length} (${byBoth} sent by both replicas), attempts the sandbox recorded ${recordedAttempts}; longest wait from an answer to its first POST ${longestWait(receiver, answeredAt)} ms; first second copy ${firstDuplicateAfter ?? '-'} ms after the first initiate; all delivered in ${deliveredMs} ms`,
     );
     expect(receiver.countsByEvent().size).toBe(wanted.size);
