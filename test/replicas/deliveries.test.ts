@@ -83,7 +83,7 @@ function longestWait(receiver: LoggingReceiver, answeredAt: Map<string, number>)
   return Math.max(...[...answeredAt].filter(([reference]) => first.has(reference)).map(([reference, at]) => first.get(reference)! - at));
 }
 
-/** Deliveries of the merchant in each state, as replica `origin` counts them (GET /__sandbox/webhooks/deliveries/count). */
+/** Deliveries of the merchant in each state, as the replica of `control` counts them (GET /__sandbox/webhooks/deliveries/count). */
 async function deliveryCount(control: ControlClient, publicKey: string): Promise<{ count: number; byState: Record<string, number> }> {
   const answer = await control.send('GET', '/webhooks/deliveries/count', { query: { publicKey } });
   expect(answer.status).toBe(200);
@@ -123,7 +123,9 @@ describeWithPostgres('notifications across two replicas, and kill -9 of one (iss
   // applies them out of order, is left with `applied` below the last row (the rows after it are applied again by the next read),
   // and a batch that read such rows numbers its entries from a seq already taken: "duplicate key value violates unique constraint
   // sandbox_log_pkey", the batch is rolled back, and each of its initiates is answered 503 Store unavailable (here 2 to 12 of 500).
-  // `ORDER BY sandbox_log.seq` (or the column aliased) is the fix; with it, this case and the kill cases pass.
+  // A delivery's attempt recorded in such a batch is rolled back too, after its POST was answered: the agenda tries it again and the
+  // receiver gets the event twice (0 to 6 duplicates a run here, by the same replica or by both).
+  // `ORDER BY sandbox_log.seq` (or the column aliased) is the fix; with it, this case passes (0 refused, 0 duplicates in 6 runs).
   it('delivers the notification of each of 500 payments initiated on A and B once: no event lost, none twice', { timeout: 180_000 }, async () => {
     const store = await freshDatabase(server.url, 'deliveries_no_kill');
     const receiver = await LoggingReceiver.start();
@@ -162,7 +164,7 @@ describeWithPostgres('notifications across two replicas, and kill -9 of one (iss
     expect(counts.size).toBe(wanted.size);
     expect(new Set(receiver.posts.map((post) => post.paymentReference))).toEqual(wanted);
     expect(receiver.posts.every((post) => post.answered)).toBe(true);
-    expect(duplicates).toBe(0);
+    expect(duplicates, `events POSTed twice: ${JSON.stringify(receiver.duplicated().map((eventId) => receiver.posts.filter((post) => post.eventId === eventId).map((post) => owners.of(post.port))))}`).toBe(0);
     for (const control of controls) expect(await deliveryCount(control, merchant.publicKey)).toMatchObject({ count: wanted.size, byState: { delivered: wanted.size, scheduled: 0 } });
     expectAllDeclined(wrong, replicas);
   });
@@ -292,13 +294,17 @@ describeWithPostgres('notifications across two replicas, and kill -9 of one (iss
     const acknowledged: Array<{ reference: string; on: string; code: string }> = [];
     const failed: Array<{ reference: string; on: string; why: string }> = [];
     let stop = false;
+    // B's slowest answer: a batch of A's cut short by the kill holds the write lock until the database sees A's connections close.
+    let slowestOnB = 0;
     // Two clients per replica send initiates one after another until told to stop; each reference is sent once.
     const lane = async (replica: Replica) => {
       while (!stop) {
         const reference = freshReference();
+        const sentAt = Date.now();
         try {
           const answer = await call(replica.banner.apiBase, 'POST', '/payments/initiates', accountPayment({ publicKey: merchant.publicKey, paymentReference: reference }), merchant.auth);
           const code = String(answer.body?.data?.code ?? '');
+          if (replica === b) slowestOnB = Math.max(slowestOnB, Date.now() - sentAt);
           if (answer.status >= 200 && answer.status < 300 && (code === '20' || code === '00')) acknowledged.push({ reference, on: replica.name, code });
           else failed.push({ reference, on: replica.name, why: `${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}` });
         } catch (error) {
@@ -324,8 +330,8 @@ describeWithPostgres('notifications across two replicas, and kill -9 of one (iss
     const failedOnB = failed.filter((initiate) => initiate.on === 'B');
     console.log(
       `[initiates, A killed] ${acknowledged.length} acknowledged (${onA} by A, ${acknowledged.length - onA} by B), ${failed.length} not ` +
-        `(${failed.length - failedOnB.length} on A after the kill at +2 s, ${failedOnB.length} on B); B lists ${listed.size}, ` +
-        `lost ${lost.length}; ${unansweredButStored} unanswered initiates stored all the same; killed at ${new Date(killedAt).toISOString()}`,
+        `(${failed.length - failedOnB.length} on A, killed at +2 s, ${failedOnB.length} on B); B lists ${listed.size}, ` +
+        `lost ${lost.length}; ${unansweredButStored} unanswered initiates stored all the same; B's slowest answer ${slowestOnB} ms; killed at ${new Date(killedAt).toISOString()}`,
     );
     expect(onA).toBeGreaterThan(0);
     expect(acknowledged.length - onA).toBeGreaterThan(0);
