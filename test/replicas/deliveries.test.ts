@@ -118,14 +118,9 @@ describeWithPostgres('notifications across two replicas, and kill -9 of one (iss
     await server?.stop();
   }, 30_000);
 
-  // FAILS on main (67a6778), a bug in src/store/shared-log.ts (SharedLog.catchUp): `SELECT seq::text, entry ... ORDER BY seq` orders by
-  // the text column the select list names `seq`, so rows read together across 9|10, 99|100, ... come as '10' before '9'. The replica
-  // applies them out of order, is left with `applied` below the last row (the rows after it are applied again by the next read),
-  // and a batch that read such rows numbers its entries from a seq already taken: "duplicate key value violates unique constraint
-  // sandbox_log_pkey", the batch is rolled back, and each of its initiates is answered 503 Store unavailable (here 2 to 12 of 500).
-  // A delivery's attempt recorded in such a batch is rolled back too, after its POST was answered: the agenda tries it again and the
-  // receiver gets the event twice (0 to 6 duplicates a run here, by the same replica or by both).
-  // `ORDER BY sandbox_log.seq` (or the column aliased) is the fix; with it, this case passes (0 refused, 0 duplicates in 6 runs).
+  // Failed before fa5f79a: SharedLog.catchUp ordered `SELECT seq::text ... ORDER BY seq` by the text column, so rows read together
+  // across 9|10, 99|100 were applied out of order and a batch numbered its entries onto taken seqs (duplicate key on sandbox_log_pkey):
+  // 2 to 12 initiates of 500 answered 503 Store unavailable, and an attempt recorded in such a batch was sent again (0 to 6 duplicates).
   it('delivers the notification of each of 500 payments initiated on A and B once: no event lost, none twice', { timeout: 180_000 }, async () => {
     const store = await freshDatabase(server.url, 'deliveries_no_kill');
     const receiver = await LoggingReceiver.start();
@@ -203,7 +198,7 @@ describeWithPostgres('notifications across two replicas, and kill -9 of one (iss
       'B to deliver and record every event',
       async () => reached().size === wanted.size && (await delivered()) === wanted.size,
       TAKE_OVER_WITHIN + 15_000,
-      () => `${reached().size} of ${wanted.size} payments acknowledged by the receiver, ${receiver.posts.length} POSTs`,
+      () => `${reached().size} of ${wanted.size} payments acknowledged by the receiver, ${receiver.posts.length} POSTs; B ${b.run.child.signalCode ?? b.run.child.exitCode ?? 'still running'}; B's stderr: ${b.run.stderr().slice(-1000)}`,
       250,
     );
     await sleep(2_000);
@@ -237,10 +232,9 @@ describeWithPostgres('notifications across two replicas, and kill -9 of one (iss
     expect(await deliveryCount(control, merchant.publicKey)).toMatchObject({ count: wanted.size, byState: { delivered: wanted.size, scheduled: 0 } });
   });
 
-  // FAILS on main (67a6778), a bug in src/notifications/dispatcher.ts (Dispatcher.attempt): the claim is taken before the attempt waits for
-  // one of its 16 slots, so when more deliveries are due than a slow receiver answers within the 30 s lease, the lease runs out while
-  // the POST waits; the other replica (its claim refused, it tries again at the lease's end) takes the claim over and sends, and the
-  // first sends too once its slot comes: neither checks after the wait that it still holds the claim or that the delivery is still due.
+  // Failed before 171cc43: Dispatcher.attempt took the claim before waiting for one of its 16 send slots, so with more deliveries due than
+  // a slow receiver answers within the 30 s lease, the lease ran out while the POST waited; the other replica took the claim over and
+  // sent, and the first sent too once its slot came (74 to 163 events of 500 POSTed twice, each by both replicas).
   it('sends each event once to a receiver that takes 1.5 s per answer, 500 events and no kill: a claim does not run out while its POST waits for a slot', { timeout: 240_000 }, async () => {
     const store = await freshDatabase(server.url, 'deliveries_slow_receiver');
     const receiver = await LoggingReceiver.start();

@@ -46,6 +46,11 @@ export async function freshDatabase(serverUrl: string, name: string): Promise<st
  */
 export async function startReplica(name: string, storeUrl: string, args: string[] = []): Promise<Replica> {
   const started = run(['--store', storeUrl, '--port', '0', '--log-level', 'error', ...args]);
+  // Said at once, so that a replica that dies when the test did not kill it is seen in the output beside the failure it causes.
+  started.child.once('exit', (code, signal) => {
+    const last = started.stdout().trim().split('\n').at(-1) ?? '';
+    console.log(`[replica ${name}, pid ${started.child.pid}] exited at ${new Date().toISOString()}: ${signal ?? `code ${code}`}; its last line: ${last.slice(0, 300)}`);
+  });
   const shown = await banner(started);
   return { name, run: started, banner: shown, origin: shown.origin, pid: started.child.pid! };
 }
