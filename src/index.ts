@@ -246,7 +246,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   if (store.isShared) {
     // The journal's bounded shared part: each replica's entries reach the others (docs/decisions.md#d84-shared-store).
-    journal.onRecord = (entry) => store.sendJournal(entry);
+    journal.onRecord = (entry, text) => store.sendJournal(entry.publicKey, text);
     await store.shareJournal({ capacity: journal.capacity, receive: (entry) => journal.receive(entry as unknown as JournalEntry), clear: (publicKey) => journal.clear(publicKey) });
   }
   if (options.scenario !== undefined) {

@@ -115,16 +115,16 @@ export class Journal {
    * @returns the entry as it is kept
    */
   record(entry: Omit<JournalEntry, 'id'>): JournalEntry {
-    const kept = this.keep(entry);
-    this.onRecord?.(kept);
+    const [kept, text] = this.keep(entry);
+    this.onRecord?.(kept, text);
     return kept;
   }
 
   /**
-   * Called with each entry `record` keeps (not those `receive` adds): on a
+   * Called with each entry `record` keeps, and its JSON text (not with those `receive` adds): on a
    * shared store, how the other replicas get it (docs/decisions.md#d84-shared-store). Absent: nobody listens.
    */
-  onRecord?: (entry: JournalEntry) => void;
+  onRecord?: (entry: JournalEntry, text: string) => void;
 
   /**
    * Adds an entry another replica recorded, bounded and numbered as one recorded here, without telling `onRecord`.
@@ -135,7 +135,8 @@ export class Journal {
     this.keep(rest);
   }
 
-  private keep(entry: Omit<JournalEntry, 'id'>): JournalEntry {
+  // The entry as kept, and its JSON text (kept too, and what a shared store sends).
+  private keep(entry: Omit<JournalEntry, 'id'>): [JournalEntry, string] {
     const kept = keptForm({ id: ++this.lastId, ...entry });
     const text = JSON.stringify(kept);
     // V8 keeps a string with any character beyond Latin-1 at two bytes a character.
@@ -155,7 +156,7 @@ export class Journal {
       this.held = this.held.slice(this.start);
       this.start = 0;
     }
-    return kept;
+    return [kept, text];
   }
 
   /**

@@ -139,9 +139,12 @@ export class SharedLog {
   private constructor(
     private readonly url: string,
     private readonly target: Replica,
-    private readonly sync: SyncLevel,
+    sync: SyncLevel,
   ) {
     this.pool = new pg.Pool({ connectionString: url, max: 6, connectionTimeoutMillis: 5_000 });
+    // At `normal` the commit does not wait for the server's fdatasync (README, "Durability levels"): a replica's crash loses
+    // nothing acknowledged, the database server's may lose its last fraction of a second, as the file's OS crash may.
+    if (sync !== 'full') this.pool.on('connect', (client) => void client.query('SET synchronous_commit = off').catch(() => undefined));
     // An idle connection the server dropped: the next query finds out and the probe reports it.
     this.pool.on('error', (error) => void (this.failure = failure('the database closed a connection', error)));
   }
@@ -200,10 +203,10 @@ export class SharedLog {
     }
   }
 
-  /** Writes one of this replica's journal entries to the table, with the next batch of them. */
-  sendJournal(entry: { publicKey?: string }): void {
-    this.journalOut.push(JSON.stringify(entry));
-    this.journalKeys.push(entry.publicKey === undefined ? null : keyText(entry.publicKey));
+  /** Writes one of this replica's journal entries (its JSON text, as the journal keeps it) to the table, with the next batch of them. */
+  sendJournal(publicKey: string | undefined, text: string): void {
+    this.journalOut.push(text);
+    this.journalKeys.push(publicKey === undefined ? null : keyText(publicKey));
     if (this.journalOut.length >= JOURNAL_BATCH) void this.flushJournal();
     else if (!this.journalTimer) {
       this.journalTimer = setTimeout(() => void this.flushJournal(), JOURNAL_WAIT_MS);
@@ -356,10 +359,7 @@ export class SharedLog {
     try {
       client = await this.pool.connect();
       // One round trip: the transaction, the write lock, and what others appended since (the numbers are this replica's own).
-      // At `normal` the commit does not wait for the server's fdatasync (README, "Durability levels"): a replica's crash loses
-      // nothing acknowledged, the database server's may lose its last fraction of a second, as the file's OS crash may.
-      const durability = this.sync === 'full' ? '' : 'SET LOCAL synchronous_commit = off; ';
-      const begun = (await client.query(`BEGIN; ${durability}SELECT pg_advisory_xact_lock(${WRITE_LOCK}); SELECT seq::text, entry FROM sandbox_log WHERE seq > ${this.applied} ORDER BY sandbox_log.seq`)) as unknown as pg.QueryResult[];
+      const begun = (await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK}); SELECT seq::text, entry FROM sandbox_log WHERE seq > ${this.applied} ORDER BY sandbox_log.seq`)) as unknown as pg.QueryResult[];
       this.apply(begun.at(-1)!.rows as Array<{ seq: string; entry: string }>);
       books = this.books?.capture();
       this.batch = batch;

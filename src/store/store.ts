@@ -231,9 +231,9 @@ export class Store {
     return this.shared?.shareJournal(journal) ?? Promise.resolve();
   }
 
-  /** Sends one of this replica's journal entries to the others, off the answer's path (nothing on the file). */
-  sendJournal(entry: { publicKey?: string }): void {
-    this.shared?.sendJournal(entry);
+  /** Sends one of this replica's journal entries, as its JSON text, to the others, off the answer's path (nothing on the file). */
+  sendJournal(publicKey: string | undefined, text: string): void {
+    this.shared?.sendJournal(publicKey, text);
   }
 
   /**
