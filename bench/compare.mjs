@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import { freePort } from './support/http.mjs';
 import { initiateOnce } from './support/initiate.mjs';
 import { killChildrenOnExit, pinSelf } from './support/processes.mjs';
-import { filesystemOf, fixed, median, printMachine, printTable } from './support/report.mjs';
+import { filesystemOf, fixed, loadCells, median, printMachine, printTable } from './support/report.mjs';
 import { runLoad } from './support/run-load.mjs';
 import { SERVERS, startReceiver, startServer } from './support/servers.mjs';
 
@@ -86,13 +86,7 @@ printTable(
   ['server', ...results[KINDS[0]].map((_, i) => `round ${i + 1}`), 'median req/s', 'p50 ms', 'p99 ms', 'slowest ms', 'non-2xx', 'errors'],
   KINDS.map((kind) => [
     SERVERS[kind].name,
-    ...results[kind].map((r) => fixed(r.requestsPerSecond)),
-    fixed(rate(kind)),
-    fixed(median(results[kind].map((r) => r.latency.p50)), 2),
-    fixed(median(results[kind].map((r) => r.latency.p99)), 2),
-    fixed(Math.max(...results[kind].map((r) => r.latency.max)), 1),
-    results[kind].reduce((sum, r) => sum + r.non2xx, 0),
-    results[kind].reduce((sum, r) => sum + r.errors + r.timeouts, 0),
+    ...loadCells(results[kind]),
   ]),
 );
 console.log('  p50, p99: medians over the rounds; slowest: the slowest answer of all rounds; non-2xx, errors (timeouts included): sums over the rounds');

@@ -35,13 +35,13 @@ import { execFileSync } from 'node:child_process';
 import { chownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { freePort, waitForUrl } from './support/http.mjs';
 import { exchangeKey, initiateOnce } from './support/initiate.mjs';
 import { killChildrenOnExit, killTree, pinSelf, spawnPinned } from './support/processes.mjs';
-import { filesystemOf, fixed, median, printMachine, printTable } from './support/report.mjs';
+import { filesystemOf, fixed, loadCells, median, printMachine, printTable } from './support/report.mjs';
+import { runLoad } from './support/run-load.mjs';
 import { SANDBOX_BIN, startServer } from './support/servers.mjs';
 
 const { values } = parseArgs({
@@ -63,7 +63,6 @@ const layout = values.layout;
 if (!['split', 'spread'].includes(layout)) throw new Error(`--layout is split or spread, not ${layout}`);
 
 const HAPROXY = '/usr/sbin/haproxy';
-const LOAD = fileURLToPath(new URL('./support/load.mjs', import.meta.url));
 const POSTGRES_USER = 'postgres';
 /** Where each process runs, as taskset's core lists. The load generator is always on core 1. */
 const CORES = layout === 'split'
@@ -135,9 +134,9 @@ for (let round = 1; round <= rounds; round += 1) {
         const check = await initiateOnce(url, token, `BENCH-CHECK-${round}-${kind}-${i}`);
         if (check.status !== 200) console.log(`  ! ${CONTENDERS[kind].name} answered the initiate with ${check.status}: ${check.text.slice(0, 200)}`);
       }
-      await runLoad({ url, token, connections, seconds: warmupSeconds });
+      await runLoad({ core: CORES.load, url, token, connections, seconds: warmupSeconds });
       const sampler = startSampler(contender.processes, contender.database);
-      const load = await runLoad({ url, token, connections, seconds }, (pid) => sampler.add('load generator', pid));
+      const load = await runLoad({ core: CORES.load, url, token, connections, seconds, onSpawn: (pid) => sampler.add('load generator', pid) });
       const usage = await sampler.stop();
       const spreadOver = await contender.perReplica?.();
       results[kind].push({ ...load, usage, spreadOver });
@@ -165,13 +164,7 @@ printTable(
   ['contender', ...results[KINDS[0]].map((_, i) => `round ${i + 1}`), 'median req/s', 'p50 ms', 'p99 ms', 'slowest ms', 'non-2xx', 'errors', 'x JSON file'],
   KINDS.map((kind) => [
     CONTENDERS[kind].name,
-    ...results[kind].map((r) => fixed(r.requestsPerSecond)),
-    fixed(rate(kind)),
-    fixed(median(results[kind].map((r) => r.latency.p50)), 2),
-    fixed(median(results[kind].map((r) => r.latency.p99)), 2),
-    fixed(Math.max(...results[kind].map((r) => r.latency.max)), 1),
-    results[kind].reduce((sum, r) => sum + r.non2xx, 0),
-    results[kind].reduce((sum, r) => sum + r.errors + r.timeouts, 0),
+    ...loadCells(results[kind]),
     KINDS.includes('file') ? fixed(rate(kind) / rate('file'), 2) : '-',
   ]),
 );
@@ -212,22 +205,6 @@ const target = (label, a, b, met) => {
 target('one replica on PostgreSQL >= 0.5x the JSON file', 'pg-1', 'file', (ratio) => ratio >= 0.5);
 target('two replicas > one replica', 'pg-2', 'pg-1', (ratio) => ratio > 1);
 console.log(`  load average at the end: ${loadavg().map((n) => n.toFixed(2)).join(' ')} (the machine may be shared: "other" above is its share)`);
-
-/**
- * Runs bench/support/load.mjs (autocannon) pinned to the load generator's core,
- * as bench/support/run-load.mjs does, telling `onSpawn` its pid so that its CPU is sampled too.
- * The warm-up is a run of its own, so that the measured run is the whole life of its process.
- */
-async function runLoad(options, onSpawn) {
-  const child = spawnPinned(CORES.load, process.execPath, [LOAD, JSON.stringify(options)], { env: process.env });
-  onSpawn?.(child.pid);
-  let out = '';
-  child.stdout.on('data', (chunk) => { out += chunk; });
-  const { code, signal } = await child.exited;
-  const line = out.trim().split('\n').at(-1);
-  if (code !== 0 || !line) throw new Error(`the load generator failed (${code ?? signal}):\n${child.tail}`);
-  return JSON.parse(line);
-}
 
 /** Starts one contender for one round: its processes (name -> pid) for sampling, its database (pg-*), and how to stop it all. */
 async function startContender(kind, round) {

@@ -60,3 +60,21 @@ export function filesystemOf(folder) {
   }
   return `${best.type} at ${best.mount}`;
 }
+
+/**
+ * The cells every load table shows for one server over its rounds: req/s of
+ * each round, the median, p50 and p99 (medians over the rounds), the slowest
+ * answer of all rounds, the non-2xx answers and the errors (timeouts included), summed.
+ * @param loads what runLoad returned, one per round
+ */
+export function loadCells(loads) {
+  return [
+    ...loads.map((r) => fixed(r.requestsPerSecond)),
+    fixed(median(loads.map((r) => r.requestsPerSecond))),
+    fixed(median(loads.map((r) => r.latency.p50)), 2),
+    fixed(median(loads.map((r) => r.latency.p99)), 2),
+    fixed(Math.max(...loads.map((r) => r.latency.max)), 1),
+    loads.reduce((sum, r) => sum + r.non2xx, 0),
+    loads.reduce((sum, r) => sum + r.errors + r.timeouts, 0),
+  ];
+}

@@ -5,11 +5,12 @@ import { spawnPinned } from './processes.mjs';
 const LOAD = fileURLToPath(new URL('./load.mjs', import.meta.url));
 
 /**
- * @param options { url, token, connections, seconds, warmupSeconds, core (default 1) }
+ * @param options { url, token, connections, seconds, warmupSeconds, core (default 1), onSpawn (told the load generator's pid, for sampling its CPU) }
  * @returns { requestsPerSecond, total, duration, autocannonLatency, latency: {p50, p99, max}, ok, non2xx, nonOk, errors, timeouts }
  */
-export async function runLoad({ core = 1, ...options }) {
+export async function runLoad({ core = 1, onSpawn, ...options }) {
   const child = spawnPinned(core, process.execPath, [LOAD, JSON.stringify(options)], { env: process.env });
+  onSpawn?.(child.pid);
   let out = '';
   child.stdout.on('data', (chunk) => { out += chunk; });
   const { code, signal } = await child.exited;
