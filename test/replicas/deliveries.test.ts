@@ -104,6 +104,22 @@ async function listedReferences(control: ControlClient, publicKey: string): Prom
   throw new Error('more than 100 pages of payments');
 }
 
+/**
+ * Two replicas, A and B, on a new database, notifying one logging receiver that holds each answer `holdMs`;
+ * the receiver, and who owns each of its client ports, are let go of after the case.
+ */
+async function twoReplicasNotifying(database: string, holdMs = 0) {
+  const store = await freshDatabase(server.url, database);
+  const receiver = await LoggingReceiver.start();
+  receivers.push(receiver);
+  receiver.holdMs = holdMs;
+  const replicas = await Promise.all([startReplica('A', store, ['--webhook-url', receiver.url]), startReplica('B', store, ['--webhook-url', receiver.url])]);
+  const owners = new PortOwners(replicas);
+  watches.push(owners);
+  const merchant = await merchantOn(replicas[0]!);
+  return { receiver, replicas, owners, merchant };
+}
+
 describeWithPostgres('notifications across two replicas, and kill -9 of one (issue 30)', () => {
   beforeAll(async () => {
     server = await startPostgres();
@@ -122,13 +138,7 @@ describeWithPostgres('notifications across two replicas, and kill -9 of one (iss
   // across 9|10, 99|100 were applied out of order and a batch numbered its entries onto taken seqs (duplicate key on sandbox_log_pkey):
   // 2 to 12 initiates of 500 answered 503 Store unavailable, and an attempt recorded in such a batch was sent again (0 to 6 duplicates).
   it('delivers the notification of each of 500 payments initiated on A and B once: no event lost, none twice', { timeout: 180_000 }, async () => {
-    const store = await freshDatabase(server.url, 'deliveries_no_kill');
-    const receiver = await LoggingReceiver.start();
-    receivers.push(receiver);
-    const replicas = await Promise.all([startReplica('A', store, ['--webhook-url', receiver.url]), startReplica('B', store, ['--webhook-url', receiver.url])]);
-    const owners = new PortOwners(replicas);
-    watches.push(owners);
-    const merchant = await merchantOn(replicas[0]!);
+    const { receiver, replicas, owners, merchant } = await twoReplicasNotifying('deliveries_no_kill');
     const references = Array.from({ length: 500 }, () => freshReference());
     const started = Date.now();
     const { answeredAt, wrong } = await initiateDeclined(replicas, merchant, references);
@@ -165,16 +175,9 @@ describeWithPostgres('notifications across two replicas, and kill -9 of one (iss
   });
 
   it('delivers every event at least once when A is killed with deliveries in flight: B sends again what A had claimed, once the lease runs out', { timeout: 180_000 }, async () => {
-    const store = await freshDatabase(server.url, 'deliveries_kill_a');
-    const receiver = await LoggingReceiver.start();
-    receivers.push(receiver);
     // Each answer held 1 s: a replica has up to 8 POSTs (its sockets per receiver) waiting for their acknowledgement at any moment.
-    receiver.holdMs = 1_000;
-    const replicas = await Promise.all([startReplica('A', store, ['--webhook-url', receiver.url]), startReplica('B', store, ['--webhook-url', receiver.url])]);
+    const { receiver, replicas, owners, merchant } = await twoReplicasNotifying('deliveries_kill_a', 1_000);
     const [a, b] = replicas as [Replica, Replica];
-    const owners = new PortOwners(replicas);
-    watches.push(owners);
-    const merchant = await merchantOn(a);
     const references = Array.from({ length: 120 }, () => freshReference());
     const { retried, wrong } = await initiateDeclined(replicas, merchant, references, 5);
     expectAllDeclined(wrong, replicas);
@@ -236,16 +239,9 @@ describeWithPostgres('notifications across two replicas, and kill -9 of one (iss
   // a slow receiver answers within the 30 s lease, the lease ran out while the POST waited; the other replica took the claim over and
   // sent, and the first sent too once its slot came (74 to 163 events of 500 POSTed twice, each by both replicas).
   it('sends each event once to a receiver that takes 1.5 s per answer, 500 events and no kill: a claim does not run out while its POST waits for a slot', { timeout: 240_000 }, async () => {
-    const store = await freshDatabase(server.url, 'deliveries_slow_receiver');
-    const receiver = await LoggingReceiver.start();
-    receivers.push(receiver);
     // 1.5 s: a replica sends 8 at once (its sockets per receiver), about 5 a second, so the last of its ~250 wait past the lease;
     // a POST queued behind 8 others still gets its answer within the current schedule's 5 s.
-    receiver.holdMs = 1_500;
-    const replicas = await Promise.all([startReplica('A', store, ['--webhook-url', receiver.url]), startReplica('B', store, ['--webhook-url', receiver.url])]);
-    const owners = new PortOwners(replicas);
-    watches.push(owners);
-    const merchant = await merchantOn(replicas[0]!);
+    const { receiver, replicas, owners, merchant } = await twoReplicasNotifying('deliveries_slow_receiver', 1_500);
     const references = Array.from({ length: 500 }, () => freshReference());
     const started = Date.now();
     const { answeredAt, retried, wrong } = await initiateDeclined(replicas, merchant, references, 5);
