@@ -6,7 +6,7 @@ import { KnownStates, type SnapshotDocument } from '../../../src/known-states/kn
 import { putState, snapshotText, takeState } from '../../../src/known-states/state.js';
 import type { Payment } from '../../../src/model/records.js';
 import { loadCatalogue } from '../../../src/scenarios/catalogue.js';
-import { CLAIM_LEASE_MS } from '../../../src/store/shared-log.js';
+import { CLAIM_LEASE_MS, type JournalEntryText } from '../../../src/store/shared-log.js';
 import type { Change, SnapshotRecords, Store } from '../../../src/store/store.js';
 import { merchantRecord, orderRecord, paymentRecord, PUBLIC_A, PUBLIC_B } from '../fixtures.js';
 import { ENGINES, fileEngine, type Engine, type EnginePlace } from './engines.js';
@@ -466,6 +466,36 @@ function replicas(place: EnginePlace, json: EnginePlace): void {
     expect(two.health()).toEqual({ writable: true });
     await one.refresh();
     expect(one.clock(A)).toEqual(clockRecord(A, 13));
+  });
+
+  // The journal's texts travel as one text split on line feeds: a value's line feed, NUL or lone surrogate is an escape in its JSON.
+  it('shares the journal: the other replica receives the newest entries whole and in order, and the unlogged table keeps the journal\'s capacity', { timeout: TIMEOUT }, async () => {
+    const [one, two] = [await place.open(), await place.open()];
+    const received: JournalEntryText[] = [];
+    await one.shareJournal({ capacity: 3, receive: () => undefined, clear: () => undefined });
+    await two.shareJournal({ capacity: 3, receive: (entry) => received.push(entry), clear: () => undefined });
+    const sent: JournalEntryText[] = [
+      { id: 1, publicKey: A, path: '/api/v2/payments/initiates' },
+      { id: 2, path: '/api/v2/token', body: { note: 'one\ntwo\r\n' } },
+      { id: 3, publicKey: B, body: { note: 'nul \u0000, lone \ud800, a line separator \u2028 and 🍕' } },
+      { id: 4, path: '/api/v2/payments/\n' },
+      { id: 5, publicKey: 'SBTESTPUBK_\n', body: '' },
+    ];
+    for (const entry of sent) one.sendJournal(entry.publicKey, JSON.stringify(entry));
+    // Closing writes what waits for its batch.
+    await one.close();
+    await two.refresh();
+    expect(received).toEqual(sent.slice(-3));
+    const client = new pg.Client({ connectionString: place.where });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ persistence: string; kept: number; keys: Array<string | null> }>(
+        "SELECT (SELECT relpersistence FROM pg_class WHERE relname = 'sandbox_journal') AS persistence, count(*)::int AS kept, array_agg(public_key ORDER BY id) AS keys FROM sandbox_journal",
+      );
+      expect(rows[0]).toEqual({ persistence: 'u', kept: 3, keys: [JSON.stringify(B), null, JSON.stringify('SBTESTPUBK_\n')] });
+    } finally {
+      await client.end();
+    }
   });
 
   // A replica with an override and a fault in its books, and a second one opened after they were written, its books wired after the open as startSandbox wires them.
