@@ -5,6 +5,11 @@
 //   pg-1      one sandbox on PostgreSQL (--store postgres://...)
 //   pg-2      two sandboxes on the same PostgreSQL database behind HAProxy
 //             (/usr/sbin/haproxy, http mode, round robin, health check on /__sandbox/health)
+//   pg-1-baseline  one sandbox of another checkout (--baseline DIR, built) on PostgreSQL, as pg-1:
+//             the before of a change, measured in the same run (only when asked)
+//   file-2    two sandboxes behind the same HAProxy, each with a JSON file of its own: they share
+//             nothing, so they are not one sandbox (a reference is taken once per replica), but they
+//             are the most any two replicas can do on this machine, whatever their store costs
 // PostgreSQL is a fresh cluster in a temporary folder, started as
 // test/support/postgres.ts starts one (initdb and pg_ctl, as the `postgres`
 // user when root) but as a real server would run: fsync on, synchronous_commit
@@ -27,9 +32,9 @@
 // syncs, one per durable commit or fewer): what limits a contender. A round
 // whose sandboxes, HAProxy or PostgreSQL logged a failure (warm-up included)
 // prints those lines: a 503 is a figure to explain, not to average away.
-// --kinds a,b,... runs only those contenders (file, pg-1, pg-2).
+// --kinds a,b,... runs only those contenders (file, pg-1, pg-2, file-2, pg-1-baseline; the last two only when asked).
 // Needs PostgreSQL (Debian's postgresql: /usr/lib/postgresql/<version>/bin), haproxy and taskset; as root, the `postgres` user.
-// Usage: npm run bench:replicas -- [--rounds 3] [--seconds 8] [--warmup 2] [--connections 10] [--layout split|spread] [--kinds file,pg-1] [--dir TMPDIR]
+// Usage: npm run bench:replicas -- [--rounds 3] [--seconds 8] [--warmup 2] [--connections 10] [--layout split|spread] [--kinds file,pg-1,pg-2,file-2,pg-1-baseline] [--baseline DIR] [--dir TMPDIR]
 // Prints figures and whether the issue's targets were met; it asserts nothing.
 import { execFileSync } from 'node:child_process';
 import { chownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -53,6 +58,7 @@ const { values } = parseArgs({
     layout: { type: 'string', default: 'split' },
     kinds: { type: 'string' },
     dir: { type: 'string', default: tmpdir() },
+    baseline: { type: 'string' },
   },
 });
 const seconds = Number(values.seconds);
@@ -68,13 +74,18 @@ const POSTGRES_USER = 'postgres';
 const CORES = layout === 'split'
   ? { load: '1', file: '0', replica: ['0', '0'], postgres: '0', haproxy: '0' }
   : { load: '1', file: '0', replica: ['0', '1'], postgres: '0,1', haproxy: '0,1' };
+// file-2's sandboxes are where the replicas are.
 const CONTENDERS = {
   file: { name: 'JSON file (--data, sync normal)' },
   'pg-1': { name: 'PostgreSQL, 1 replica' },
   'pg-2': { name: 'PostgreSQL, 2 replicas + HAProxy' },
+  'file-2': { name: '2 JSON files (no sharing) + HAProxy' },
+  'pg-1-baseline': { name: 'PostgreSQL, 1 replica, baseline' },
 };
-const KINDS = values.kinds?.split(',') ?? Object.keys(CONTENDERS);
+const KINDS = values.kinds?.split(',') ?? ['file', 'pg-1', 'pg-2'];
 for (const kind of KINDS) if (!CONTENDERS[kind]) throw new Error(`--kinds takes ${Object.keys(CONTENDERS).join(', ')}, not ${kind}`);
+if (KINDS.includes('pg-1-baseline') && !values.baseline) throw new Error('pg-1-baseline needs --baseline DIR: a built checkout of the sandbox to compare with');
+const BASELINE_BIN = values.baseline && join(values.baseline, 'bin/payments-sandbox.js');
 
 killChildrenOnExit();
 pinSelf(1);
@@ -204,6 +215,14 @@ const target = (label, a, b, met) => {
 };
 target('one replica on PostgreSQL >= 0.5x the JSON file', 'pg-1', 'file', (ratio) => ratio >= 0.5);
 target('two replicas > one replica', 'pg-2', 'pg-1', (ratio) => ratio > 1);
+if (KINDS.includes('pg-1-baseline') && KINDS.includes('pg-1')) console.log(`  one replica against the baseline (${values.baseline}): ${fixed(rate('pg-1') / rate('pg-1-baseline'), 2)}x`);
+if (KINDS.includes('file-2')) {
+  console.log('  the most two replicas could do here (file-2: nothing shared, so no target of its own):');
+  const ceiling = (label, a, b) => KINDS.includes(a) && KINDS.includes(b) && console.log(`    ${label.padEnd(50)} ${fixed(rate(a) / rate(b), 2)}x`);
+  ceiling('2 unshared sandboxes / one replica', 'file-2', 'pg-1');
+  ceiling('2 unshared sandboxes / one JSON file', 'file-2', 'file');
+  ceiling('two replicas / 2 unshared sandboxes', 'pg-2', 'file-2');
+}
 console.log(`  load average at the end: ${loadavg().map((n) => n.toFixed(2)).join(' ')} (the machine may be shared: "other" above is its share)`);
 
 /** Starts one contender for one round: its processes (name -> pid) for sampling, its database (pg-*), and how to stop it all. */
@@ -214,14 +233,32 @@ async function startContender(kind, round) {
     const server = await startServer('disk', { port: await freePort(), dataFile: join(dir, 'store.json'), core: CORES.file });
     return { apiBase: server.apiBase, replicas: 1, processes: { sandbox: server.child.pid }, children: { sandbox: server.child }, stop: () => server.stop() };
   }
-  const database = `bench_r${round}_${kind.replace('-', '_')}`;
+  if (kind === 'file-2') {
+    const servers = [];
+    const stop = () => Promise.all(servers.map((server) => server.stop()));
+    try {
+      for (let i = 0; i < 2; i += 1) {
+        const dir = join(folder, `round-${round}-file-2-${i + 1}`);
+        mkdirSync(dir, { recursive: true });
+        servers.push(await startServer('disk', { port: await freePort(), dataFile: join(dir, 'store.json'), core: CORES.replica[i] }));
+      }
+      // The token is the key pair's HMAC, the same on both, once each knows the merchant: the key exchange on each tells it.
+      for (const server of servers) await exchangeKey(server.apiBase);
+      const children = Object.fromEntries(servers.map((server, i) => [`sandbox ${i + 1}`, server.child]));
+      return await behindProxy(round, servers.map((server) => Number(new URL(server.base).port)), children, undefined, stop);
+    } catch (error) {
+      await stop();
+      throw error;
+    }
+  }
+  const database = `bench_r${round}_${kind.replaceAll('-', '_')}`;
   await admin.query(`CREATE DATABASE ${database}`);
   const storeUrl = postgres.url(database);
   const count = kind === 'pg-2' ? 2 : 1;
+  const bin = kind === 'pg-1-baseline' ? BASELINE_BIN : SANDBOX_BIN;
   const sandboxes = [];
-  let proxy;
   const stop = async () => {
-    await Promise.all([...sandboxes, ...(proxy ? [proxy] : [])].map((child) => killTree(child)));
+    await Promise.all(sandboxes.map((child) => killTree(child)));
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   };
   try {
@@ -229,14 +266,33 @@ async function startContender(kind, round) {
     // One after the other: the first migrates the new database, the second finds it migrated.
     for (let i = 0; i < count; i += 1) {
       const port = await freePort();
-      const child = spawnPinned(CORES.replica[i], process.execPath, [SANDBOX_BIN, '--port', String(port), '--store', storeUrl, '--log-level', 'error']);
+      const child = spawnPinned(CORES.replica[i], process.execPath, [bin, '--port', String(port), '--store', storeUrl, '--log-level', 'error']);
       sandboxes.push(child);
       ports.push(port);
       await waitForUrl(`http://127.0.0.1:${port}/__sandbox/health`, { child, intervalMs: 10 });
     }
     const children = Object.fromEntries(sandboxes.map((child, i) => [count === 1 ? 'sandbox' : `sandbox ${i + 1}`, child]));
-    const processes = Object.fromEntries(Object.entries(children).map(([name, child]) => [name, child.pid]));
-    if (count === 1) return { apiBase: `http://127.0.0.1:${ports[0]}/api/v2`, replicas: 1, processes, children, database, stop };
+    if (count === 1) return { apiBase: `http://127.0.0.1:${ports[0]}/api/v2`, replicas: 1, processes: { sandbox: sandboxes[0].pid }, children, database, stop };
+    return await behindProxy(round, ports, children, database, stop);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/**
+ * Puts HAProxy before the sandboxes on `ports` (`children`: name -> child) and waits until it sees both up.
+ * `stop` stops the sandboxes (and drops the database); HAProxy is stopped with them.
+ */
+async function behindProxy(round, ports, children, database, stop) {
+  const processes = Object.fromEntries(Object.entries(children).map(([name, child]) => [name, child.pid]));
+  const sandboxes = Object.values(children);
+  let proxy;
+  const stopAll = async () => {
+    if (proxy) await killTree(proxy);
+    await stop();
+  };
+  try {
     const front = await freePort();
     const stats = await freePort();
     const cfg = join(folder, `haproxy-${round}.cfg`);
@@ -261,10 +317,10 @@ async function startContender(kind, round) {
         const counts = await serverRequests(stats);
         return counts.map((n) => n.toLocaleString('en')).join(' / ');
       },
-      stop,
+      stop: stopAll,
     };
   } catch (error) {
-    await stop();
+    await stopAll();
     throw error;
   }
 }
