@@ -51,6 +51,14 @@ const LONGEST_WAIT_MS = 2 ** 31 - 1;
 const RETRY_AFTER_MS = 1_000;
 
 /**
+ * How long a replica leaves a merchant's due items to the replica that moved that merchant's clock, after each step it
+ * hears of: an advance steps the clock to each item before carrying it out, and its answer lists them all. A replica
+ * that dies mid-advance leaves the rest to the others after this long: a delivery claim's lease (CLAIM_LEASE_MS of
+ * src/store/shared-log.ts, not imported: it loads the database client) (docs/decisions.md#d84-shared-store).
+ */
+export const REMOTE_CLOCK_GRACE_MS = 30_000;
+
+/**
  * What falls due, and when (README, "Time"): settlements a rule promised,
  * expiries of pending payments and of uncaptured authorisations, subscriptions' charges, and delivery attempts, each at a time on
  * its merchant's clock. One timer waits for the earliest in real time; when
@@ -64,6 +72,8 @@ export class Agenda {
   private readonly queues = new Map<string, TinyQueue<DueItem>>();
   private readonly advancing = new Map<string, Promise<unknown>>();
   private readonly running = new Set<Promise<unknown>>();
+  // Merchants whose clock another replica moved, and until when (real epoch ms) their items are left to it.
+  private readonly leftToReplica = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
   private stopped = false;
@@ -78,7 +88,7 @@ export class Agenda {
       for (const payment of store.payments(merchant.publicKey)) this.notePayment(payment);
     }
     for (const delivery of store.deliveries()) this.noteDelivery(delivery);
-    this.unwatch = store.watch((change) => this.note(change));
+    this.unwatch = store.watch((change, fromReplica) => this.note(change, fromReplica));
     this.wake();
   }
 
@@ -141,13 +151,15 @@ export class Agenda {
     return fired;
   }
 
-  private note(change: Change): void {
+  private note(change: Change, fromReplica = false): void {
     if (change.kind === 'payment') {
       this.notePayment(change.payment);
       for (const delivery of change.deliveries ?? []) this.noteDelivery(delivery);
     } else if (change.kind === 'delivery') {
       this.noteDelivery(change.delivery);
     } else if (change.kind === 'clock') {
+      // Another replica stepping this clock is advancing it: what falls due is its to carry out, and to list.
+      if (fromReplica) this.leftToReplica.set(change.clock.publicKey, Date.now() + REMOTE_CLOCK_GRACE_MS);
       // The merchant's items are now due earlier in real time.
       this.wake();
     } else if (change.kind === 'replace') {
@@ -239,7 +251,7 @@ export class Agenda {
     for (const [publicKey, queue] of this.queues) {
       const first = queue.peek();
       if (!first) continue;
-      earliest = Math.min(earliest, this.deps.clocks.realTimeOf(publicKey, first.atMs));
+      earliest = Math.min(earliest, Math.max(this.deps.clocks.realTimeOf(publicKey, first.atMs), this.leftUntil(publicKey)));
     }
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
@@ -247,12 +259,19 @@ export class Agenda {
     if (earliest !== Number.POSITIVE_INFINITY) this.arm(earliest);
   }
 
-  // Carries out what is due now for every merchant whose clock is not being advanced.
+  // Until when (real epoch ms) the merchant's items are left to the replica that moved its clock; 0 when they are not.
+  private leftUntil(publicKey: string): number {
+    const until = this.leftToReplica.get(publicKey) ?? 0;
+    if (until !== 0 && until <= Date.now()) this.leftToReplica.delete(publicKey);
+    return until;
+  }
+
+  // Carries out what is due now for every merchant whose clock is not being advanced, here or by another replica.
   private tick(): void {
     this.timer = undefined;
     this.timerAt = Number.POSITIVE_INFINITY;
     for (const [publicKey, queue] of this.queues) {
-      if (this.advancing.has(publicKey)) continue;
+      if (this.advancing.has(publicKey) || this.leftUntil(publicKey) > Date.now()) continue;
       const now = this.deps.clocks.nowMs(publicKey);
       while (queue.length > 0 && queue.peek()!.atMs <= now) {
         const item = queue.pop()!;

@@ -91,7 +91,7 @@ export interface StoreHealth {
  */
 export class Store {
   private closing: Promise<void> | undefined;
-  private readonly watchers: Array<(change: Change) => void> = [];
+  private readonly watchers: Array<(change: Change, fromReplica: boolean) => void> = [];
 
   private shared: SharedLog | undefined;
 
@@ -247,7 +247,7 @@ export class Store {
   // A change another replica committed: applied as start-up's replay is, and told to the watchers as a change put here is.
   private replayShared(change: Change): void {
     this.tables.replay(change);
-    for (const watcher of this.watchers) watcher(change);
+    for (const watcher of this.watchers) watcher(change, true);
   }
 
   /**
@@ -492,7 +492,7 @@ export class Store {
     const undo = this.tables.apply(change);
     this.disk?.queue(change, undo);
     this.shared?.queue(change, undo, newPayment ? { publicKey: change.payment.publicKey, paymentReference: change.payment.paymentReference } : undefined);
-    for (const watcher of this.watchers) watcher(change);
+    for (const watcher of this.watchers) watcher(change, false);
   }
 
   /**
@@ -500,9 +500,10 @@ export class Store {
    * replays): how the agenda learns what falls due. A change the disk then
    * refuses is taken back without a call; watchers check what they find
    * against the store when they act.
+   * @param watcher told each change, and `fromReplica`: true for a change another replica committed (on PostgreSQL), read from the shared log
    * @returns what stops the calls
    */
-  watch(watcher: (change: Change) => void): () => void {
+  watch(watcher: (change: Change, fromReplica: boolean) => void): () => void {
     this.watchers.push(watcher);
     return () => {
       const at = this.watchers.indexOf(watcher);
