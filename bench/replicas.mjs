@@ -70,11 +70,10 @@ if (!['split', 'spread'].includes(layout)) throw new Error(`--layout is split or
 
 const HAPROXY = '/usr/sbin/haproxy';
 const POSTGRES_USER = 'postgres';
-/** Where each process runs, as taskset's core lists. The load generator is always on core 1. */
+/** Where each process runs, as taskset's core lists (file-2's sandboxes run where the replicas do). The load generator is always on core 1. */
 const CORES = layout === 'split'
   ? { load: '1', file: '0', replica: ['0', '0'], postgres: '0', haproxy: '0' }
   : { load: '1', file: '0', replica: ['0', '1'], postgres: '0,1', haproxy: '0,1' };
-// file-2's sandboxes are where the replicas are.
 const CONTENDERS = {
   file: { name: 'JSON file (--data, sync normal)' },
   'pg-1': { name: 'PostgreSQL, 1 replica' },

@@ -9,6 +9,7 @@ import type { Payment } from '../model/records.js';
 import type { Dispatcher } from '../notifications/dispatcher.js';
 import type { NotificationOutbox } from '../notifications/outbox.js';
 import type { ScenarioEngine } from '../scenarios/engine.js';
+import { CLAIM_LEASE_MS } from '../store/lease.js';
 import type { Change, Store } from '../store/store.js';
 
 /**
@@ -50,13 +51,6 @@ export interface AgendaDependencies {
 const LONGEST_WAIT_MS = 2 ** 31 - 1;
 const RETRY_AFTER_MS = 1_000;
 
-/**
- * How long a replica leaves a merchant's due items to the replica that moved that merchant's clock, after each step it
- * hears of: an advance steps the clock to each item before carrying it out, and its answer lists them all. A replica
- * that dies mid-advance leaves the rest to the others after this long: a delivery claim's lease (CLAIM_LEASE_MS of
- * src/store/shared-log.ts, not imported: it loads the database client) (docs/decisions.md#d84-shared-store).
- */
-export const REMOTE_CLOCK_GRACE_MS = 30_000;
 
 /**
  * What falls due, and when (README, "Time"): settlements a rule promised,
@@ -158,8 +152,9 @@ export class Agenda {
     } else if (change.kind === 'delivery') {
       this.noteDelivery(change.delivery);
     } else if (change.kind === 'clock') {
-      // Another replica stepping this clock is advancing it: what falls due is its to carry out, and to list.
-      if (fromReplica) this.leftToReplica.set(change.clock.publicKey, Date.now() + REMOTE_CLOCK_GRACE_MS);
+      // Another replica stepping this clock is advancing it: what falls due is its to carry out, and to list. If it dies
+      // mid-advance, the rest is carried out here once a claim's lease has run out since its last step.
+      if (fromReplica) this.leftToReplica.set(change.clock.publicKey, Date.now() + CLAIM_LEASE_MS);
       // The merchant's items are now due earlier in real time.
       this.wake();
     } else if (change.kind === 'replace') {

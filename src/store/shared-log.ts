@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
 import { failure, StoreUnavailableError } from './errors.js';
+import { CLAIM_LEASE_MS } from './lease.js';
 import { migrate } from './migrations.js';
 import { describeUrl } from './store-url.js';
 import type { SyncLevel } from './sync-level.js';
@@ -78,9 +79,6 @@ interface Unit {
   reject: (error: unknown) => void;
   outcome?: { value: unknown } | { error: unknown };
 }
-
-/** How long a claim on a delivery lasts without being recorded: above the receiver's longest timeout (10 s, legacy). */
-export const CLAIM_LEASE_MS = 30_000;
 
 /** The advisory lock every batch of writes holds until it commits: one writer at a time across replicas (docs/decisions.md#d84-shared-store). */
 const WRITE_LOCK = 0x5a4e_4450;

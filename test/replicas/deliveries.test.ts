@@ -17,7 +17,7 @@ import { freshDatabase, inPool, LoggingReceiver, PortOwners, startReplica, token
  * claim's 30 s lease (CLAIM_LEASE_MS) has run out.
  */
 
-/** The claim's lease (src/store/shared-log.ts, CLAIM_LEASE_MS), and how long past it a take-over may take. */
+/** The claim's lease (src/store/lease.ts, CLAIM_LEASE_MS), and how long past it a take-over may take. */
 const LEASE_MS = 30_000;
 const TAKE_OVER_WITHIN = 60_000;
 

@@ -2,8 +2,6 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { REMOTE_CLOCK_GRACE_MS } from '../../src/agenda/agenda.js';
-import { CLAIM_LEASE_MS } from '../../src/store/shared-log.js';
 import { accountPayment, cardPayment, momoPayment } from '../support/sandbox.js';
 import { describeWithPostgres, startPostgres, type PostgresServer } from '../support/postgres.js';
 import { EXIT_WITHIN, ROOT, run, stopAll, within } from '../support/process.js';
@@ -152,11 +150,6 @@ describeWithPostgres('two replicas on one PostgreSQL database', () => {
       expect(failed.body.total, `payments declined as ${replica.name} lists them`).toBe(3);
     }
   }, CASE_WITHIN);
-
-  // The agenda keeps its own figure so as not to load the database client on the file store.
-  it('leaves a clock another replica moves to that replica for as long as a delivery claim\'s lease', () => {
-    expect(REMOTE_CLOCK_GRACE_MS).toBe(CLAIM_LEASE_MS);
-  });
 
   it('fires each due event once, listed by A, when A advances the clock past the settlement of payments made on A and B, and delivers each notification once', async () => {
     const [a, b] = await twoReplicas(await database());

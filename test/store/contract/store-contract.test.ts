@@ -6,7 +6,8 @@ import { KnownStates, type SnapshotDocument } from '../../../src/known-states/kn
 import { putState, snapshotText, takeState } from '../../../src/known-states/state.js';
 import type { Payment } from '../../../src/model/records.js';
 import { loadCatalogue } from '../../../src/scenarios/catalogue.js';
-import { CLAIM_LEASE_MS, type JournalEntryText } from '../../../src/store/shared-log.js';
+import { CLAIM_LEASE_MS } from '../../../src/store/lease.js';
+import type { JournalEntryText } from '../../../src/store/shared-log.js';
 import type { Change, SnapshotRecords, Store } from '../../../src/store/store.js';
 import { merchantRecord, orderRecord, paymentRecord, PUBLIC_A, PUBLIC_B } from '../fixtures.js';
 import { ENGINES, fileEngine, type Engine, type EnginePlace } from './engines.js';
