@@ -9,6 +9,7 @@ import { createApp, API_BASE } from './http/app.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, reapConnections, tolerateTrailingBytes } from './http/client-errors.js';
 import { HungConnections } from './http/faults.js';
 import type { SandboxAnswer, SandboxRequest } from './http/handle.js';
+import type { ControlCore } from './control/core.js';
 import { requestLog, type LogFormat, type LogLevel } from './log/request-log.js';
 import { Journal, type JournalEntry } from './journal/journal.js';
 import { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE } from './defaults.js';
@@ -264,9 +265,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let state: 'starting' | 'ok' | 'stopping' = 'starting';
   // Fixture steps are requests like any other, served in process by handle(), made just below.
   let serve: Sandbox['handle'] | undefined;
+  let control: ControlCore | undefined;
   const knownStates = new KnownStates({
     store, overrides: selector.overrides, faults, controlToken: options.controlToken,
     send: (request) => serve!(request),
+    wholeState: (method, path) => wholeState(control!, method, path),
     clearJournal: (publicKey) => {
       journal.clear(publicKey);
       store.journalCleared(publicKey);
@@ -275,7 +278,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   let publicUrl = '';
   let url = '';
-  const { app, listener, handle } = createApp({
+  const { app, listener, handle, control: core } = createApp({
     operations,
     controlOperations: controls,
     store,
@@ -355,6 +358,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   for (const warning of warnings) warnInLog(warning, options);
   agenda.start();
   serve = handle;
+  control = core;
   try {
     await loadStartFiles(knownStates, controls, { snapshot: options.snapshot, fixtures: options.fixtures }, (line) => writeInLog(line, 'info', options));
   } catch (error) {
@@ -404,6 +408,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         await store.close();
       })()),
   };
+}
+
+// Whether a control step's path (below the control base) is, as the control core routes it, that of an operation
+// that replaces the state as a whole, whatever the step's method; a path it cannot decode is refused by the core itself.
+function wholeState(control: ControlCore, _method: string, path: string): boolean {
+  try {
+    return control.operationsAt(path.split(/[?#]/)[0]!).some((routed) => routed.entry.wholeState);
+  } catch {
+    return false;
+  }
 }
 
 // An override's change as a live event: the merchant it is for (none: sandbox-wide), its id.

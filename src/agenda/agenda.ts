@@ -25,8 +25,12 @@ export interface DueItem {
   key: string;
 }
 
-/** What an advance of a clock carried out, in the order it did. */
-export interface Fired {
+/**
+ * An item on a merchant's clock as the control API shows it
+ * (control-api.yaml, DueItem): what is due (GET /clock) and what an advance
+ * carried out, in the order it did (POST /clock/advance, `fired`).
+ */
+export interface DueView {
   /** ISO 8601 UTC on the merchant's clock */
   at: string;
   kind: 'settlement' | 'expiry' | 'charge' | 'delivery';
@@ -109,7 +113,7 @@ export class Agenda {
    * @returns what was carried out
    * @throws StoreUnavailableError when the store cannot write (what was carried out before stays)
    */
-  advance(publicKey: string, targetMs: number, askedAtMs = Date.now()): Promise<Fired[]> {
+  advance(publicKey: string, targetMs: number, askedAtMs = Date.now()): Promise<DueView[]> {
     const before = this.advancing.get(publicKey) ?? Promise.resolve();
     const run = before.catch(() => undefined).then(() => this.advanceNow(publicKey, targetMs, askedAtMs));
     this.advancing.set(publicKey, run);
@@ -128,11 +132,11 @@ export class Agenda {
     await Promise.allSettled([...this.running, ...this.advancing.values()]);
   }
 
-  private async advanceNow(publicKey: string, targetMs: number, askedAtMs: number): Promise<Fired[]> {
+  private async advanceNow(publicKey: string, targetMs: number, askedAtMs: number): Promise<DueView[]> {
     const { clocks, store } = this.deps;
     // What the timer started for this merchant ends first: the items are carried out one at a time, in order.
     await Promise.allSettled([...this.running]);
-    const fired: Fired[] = [];
+    const fired: DueView[] = [];
     const queue = this.queues.get(publicKey);
     while (queue && queue.length > 0 && queue.peek()!.atMs <= targetMs) {
       const item = queue.pop()!;
@@ -200,7 +204,7 @@ export class Agenda {
     return delivery?.state === 'scheduled' && delivery.dueAt !== undefined && Date.parse(delivery.dueAt) === item.atMs;
   }
 
-  private async carryOut(publicKey: string, item: DueItem): Promise<Fired | undefined> {
+  private async carryOut(publicKey: string, item: DueItem): Promise<DueView | undefined> {
     const { store, clocks, engine, outbox, dispatcher } = this.deps;
     const at = clocks.now(publicKey);
     if (item.kind === 'delivery') {
@@ -209,7 +213,7 @@ export class Agenda {
       return delivery && { at, kind: 'delivery', paymentReference: delivery.paymentReference, deliveryId: delivery.id };
     }
     // Read and carried out in one unit: on a shared store another replica may have carried it out already, and then it is no longer due.
-    return store.transaction((): Fired | undefined => {
+    return store.transaction((): DueView | undefined => {
       if (!this.stillDue(publicKey, item)) return undefined;
       const payment = store.payment(publicKey, item.key);
       if (item.kind === 'charge') {

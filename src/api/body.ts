@@ -72,7 +72,12 @@ export function readJson(stream: BodyStream, limit: BodyLimit): Promise<JsonBody
  * so that it answers the same to the same bytes.
  */
 export function bytesReader(method: string, headers: IncomingHttpHeaders, bytes: Buffer | undefined): BodyReader {
-  return (limit) => readJson(new BytesRequest(method, headers, bytes), limit);
+  return (limit) => readJson(bytesStream(method, headers, bytes), limit);
+}
+
+/** Bytes in memory as a request stream that body-parser reads as it reads node's request. */
+export function bytesStream(method: string, headers: IncomingHttpHeaders, bytes: Buffer | undefined): BodyStream {
+  return new BytesRequest(method, headers, bytes);
 }
 
 /**

@@ -26,3 +26,22 @@ export function toApiError(error: unknown): ApiError {
 export function headerSafe(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, value.replace(/[^\x20-\x7e]/g, '?')]));
 }
+
+/** An error as it is answered: its status, its headers (its own, header-safe, and the JSON body's type) and its body's text. */
+export interface RenderedError {
+  error: ApiError;
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+}
+
+/**
+ * The one place an error becomes an answer, for both APIs and the pages:
+ * toApiError's ApiError, its body (each API's own envelope, chosen where it
+ * was thrown) as JSON. The Payments API adds its rule's name and delay
+ * (src/api/core.ts); express's error handler writes it (src/http/render-error.ts).
+ */
+export function renderError(error: unknown): RenderedError {
+  const apiError = toApiError(error);
+  return { error: apiError, status: apiError.status, headers: { ...headerSafe(apiError.headers), 'Content-Type': 'application/json; charset=utf-8' }, text: JSON.stringify(apiError.body) };
+}

@@ -1,5 +1,4 @@
-import type { RequestHandler } from 'express';
-import { inputError } from '../errors.js';
+import { inputError, type ApiError } from '../errors.js';
 import { operationId, type HttpOperation } from '../validation/operations.js';
 
 /**
@@ -10,20 +9,19 @@ import { operationId, type HttpOperation } from '../validation/operations.js';
  */
 
 /**
- * Refuses a query parameter the operation does not document, naming it and
- * the ones it takes: a mis-cased `?publickey=` would otherwise be ignored, and
- * `POST /reset?publickey=X` would reset every merchant.
+ * The refusal of a query parameter the operation does not document, naming
+ * it and the ones it takes: a mis-cased `?publickey=` would otherwise be
+ * ignored, and `POST /reset?publickey=X` would reset every merchant.
+ * @returns undefined when every parameter is documented
  */
-export function documentedQueryOnly(operation: HttpOperation): RequestHandler {
+export function unknownQueryRefusal(operation: HttpOperation, query: Record<string, unknown>): ApiError | undefined {
   const known = (operation.request?.query ?? []).map((parameter) => parameter.name);
+  const unknown = Object.keys(query).filter((name) => !known.includes(name));
+  if (unknown.length === 0) return undefined;
   const takes = known.length === 0 ? 'takes no query parameter' : `takes ${known.join(', ')}`;
-  return (req, _res, next) => {
-    const unknown = Object.keys(req.query as object).filter((name) => !known.includes(name));
-    if (unknown.length === 0) return next();
-    // Names and their number both come from the client: a few of each, cut, say enough.
-    const names = unknown.slice(0, 5).map((name) => name.slice(0, 100)).join(', ') + (unknown.length > 5 ? ` and ${unknown.length - 5} more` : '');
-    next(inputError(`Unknown query parameter${unknown.length > 1 ? 's' : ''} ${names}: ${operation.method.toUpperCase()} /__sandbox${operation.path} ${takes}`));
-  };
+  // Names and their number both come from the client: a few of each, cut, say enough.
+  const names = unknown.slice(0, 5).map((name) => name.slice(0, 100)).join(', ') + (unknown.length > 5 ? ` and ${unknown.length - 5} more` : '');
+  return inputError(`Unknown query parameter${unknown.length > 1 ? 's' : ''} ${names}: ${operation.method.toUpperCase()} /__sandbox${operation.path} ${takes}`);
 }
 
 type Rule = (body: Record<string, unknown>) => string | undefined;
@@ -41,14 +39,13 @@ const RULES: Record<string, Rule[]> = {
 };
 
 /**
- * Refuses, after schema validation, a body that breaks a rule the document
- * states in words (`delay.minMs` ≤ `delay.maxMs`), with 400 INPUT naming the field.
+ * The refusal, after schema validation, of a body that breaks a rule the
+ * document states in words (`delay.minMs` ≤ `delay.maxMs`): 400 INPUT naming the field.
+ * @returns undefined when the body keeps every rule
  */
-export function documentedRules(operation: HttpOperation): RequestHandler {
+export function brokenRulesRefusal(operation: HttpOperation, body: unknown): ApiError | undefined {
   const rules = RULES[operationId(operation)] ?? [];
-  return (req, _res, next) => {
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const broken = rules.map((rule) => rule(body)).filter((sentence): sentence is string => sentence !== undefined);
-    next(broken.length === 0 ? undefined : inputError(broken.join('; ')));
-  };
+  const given = (body ?? {}) as Record<string, unknown>;
+  const broken = rules.map((rule) => rule(given)).filter((sentence): sentence is string => sentence !== undefined);
+  return broken.length === 0 ? undefined : inputError(broken.join('; '));
 }

@@ -1,5 +1,4 @@
-import type { Request, Response } from 'express';
-import type { Agenda, DueItem, Fired } from '../agenda/agenda.js';
+import type { Agenda, DueItem, DueView } from '../agenda/agenda.js';
 import type { MerchantClocks } from '../clock/clocks.js';
 import { chargeReferenceOf } from '../domain/subscriptions.js';
 import { ApiError, inputError } from '../errors.js';
@@ -9,9 +8,10 @@ import type { NotificationFaultRequest, NotificationFaults } from '../notificati
 import type { NotificationOutbox } from '../notifications/outbox.js';
 import { deliveriesMatching, webhookEndpoint, type DeliveryQuery } from '../notifications/webhooks.js';
 import type { Store } from '../store/store.js';
-import { cursorSequence, fill, pageBody, pageRequest, sequenceCursor } from './paging.js';
+import { json, noContent, queryText, type ControlInput, type ControlRun } from './operation.js';
+import { cursorSequence, fill, pageAnswer, pageRequest, sequenceCursor } from './paging.js';
 
-/** What the control API's notification and clock handlers need. */
+/** What the control API's notification and clock runs need. */
 export interface NotificationControls {
   store: Store;
   clocks: MerchantClocks;
@@ -20,133 +20,131 @@ export interface NotificationControls {
   faults: NotificationFaults;
 }
 
-type Handler = (req: Request, res: Response) => Promise<void> | void;
-
 /** The list's name in its cursors and messages. */
 const DELIVERIES = 'webhooks/deliveries';
 
-/**
- * The handlers of the control API's notifications and clocks
- * (openapi/control-api.yaml, tags Notifications and Clocks; README,
- * "Notifications" and "Time"), by operationId. The document has validated
- * each request before it comes here.
- */
-export function notificationHandlers(deps: NotificationControls): Record<string, Handler> {
-  const { store, clocks, agenda, outbox, faults } = deps;
-  const text = (req: Request, name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : undefined);
-  const filterOf = (req: Request): DeliveryQuery => ({
-    publicKey: text(req, 'publicKey'), paymentReference: text(req, 'paymentReference'), eventType: text(req, 'eventType'), state: text(req, 'state'),
-  });
-  const oneDelivery = (req: Request): Delivery => {
-    const delivery = store.delivery(String(req.params.id));
-    if (!delivery) throw new ApiError(404, { message: `No delivery ${String(req.params.id)}`, error: 'NOT_FOUND' });
-    return delivery;
-  };
-  const webhookView = (publicKey: string) => {
-    const endpoint = outbox.endpoint(publicKey);
-    return {
-      publicKey,
-      url: endpoint?.url ?? null,
-      events: endpoint?.events ?? null,
-      schedule: endpoint?.schedule ?? 'current',
-      source: endpoint?.source ?? 'none',
-      faults: faults.list(publicKey),
-    };
-  };
-  const clockView = (publicKey: string) => clockViewOf(deps, publicKey);
-  return {
-    listDeliveries: (req, res) => {
-      const { limit, cursor } = pageRequest(req.query as Record<string, unknown>);
-      // Newest first, as the journal: what just happened is what a tester looks for.
-      const before = cursor === undefined ? Number.POSITIVE_INFINITY : cursorSequence(DELIVERIES, cursor);
-      const matching = deliveriesMatching(store, filterOf(req));
-      // Bounded in bytes as well as rows, as every control list is (paging.ts, MAX_PAGE_BYTES).
-      const written = fill(newestBefore(matching, before), limit, (delivery) => JSON.stringify(delivery));
-      const next = written.more ? sequenceCursor(DELIVERIES, written.rows.at(-1)!.sequence) : undefined;
-      res.type('application/json').send(pageBody({ total: matching.length, limit, next }, 'deliveries', written.texts));
-    },
-    countDeliveries: (req, res) => {
-      const matching = deliveriesMatching(store, filterOf(req));
-      const byState: Record<string, number> = { scheduled: 0, held: 0, delivered: 0, undelivered: 0, withheld: 0 };
-      for (const delivery of matching) byState[delivery.state] = (byState[delivery.state] ?? 0) + 1;
-      res.json({ count: matching.length, byState });
-    },
-    getDelivery: (req, res) => {
-      res.json(oneDelivery(req));
-    },
-    redeliverNotification: async (req, res) => {
-      const copy = await store.transaction(() => {
-        const made = refusedAsInput(() => outbox.redeliver(oneDelivery(req)));
-        store.putDelivery(made);
-        return made;
-      });
-      res.status(201).json(copy);
-    },
-    getWebhook: (req, res) => {
-      res.json(webhookView(String(req.params.publicKey)));
-    },
-    setWebhook: async (req, res) => {
-      const publicKey = String(req.params.publicKey);
-      const { url, events, schedule } = req.body as { url: string; events?: NotificationEventType[]; schedule?: DeliverySchedule };
-      const webhook = refusedAsInput(() => webhookEndpoint(publicKey, url, { events, schedule }, new Date().toISOString()));
-      await store.transaction(() => store.putWebhook(publicKey, webhook));
-      res.json(webhookView(publicKey));
-    },
-    deleteWebhook: async (req, res) => {
-      const publicKey = String(req.params.publicKey);
-      await store.transaction(() => {
-        if (store.webhook(publicKey)) store.putWebhook(publicKey, null);
-      });
-      res.status(204).end();
-    },
-    createNotificationFault: async (req, res) => {
-      const publicKey = String(req.params.publicKey);
-      const request = req.body as NotificationFaultRequest;
-      if (request.delay !== undefined) refusedAsInput(() => durationMs(request.delay!));
-      res.status(201).json(await store.transaction(() => faults.add(publicKey, request)));
-    },
-    deleteNotificationFaults: async (req, res) => {
-      await store.transaction(() => faults.clear(String(req.params.publicKey)));
-      res.status(204).end();
-    },
-    triggerNotification: async (req, res) => {
-      const publicKey = String(req.params.publicKey);
-      const { eventType, paymentReference } = req.body as { eventType: NotificationEventType; paymentReference: string };
-      const deliveries = await store.transaction(() => {
-        const payment = store.payment(publicKey, paymentReference);
-        if (!payment) throw new ApiError(404, { message: `No payment with paymentReference ${paymentReference} for merchant ${publicKey}`, error: 'NOT_FOUND' });
-        const made = refusedAsInput(() => outbox.trigger(payment, eventType));
-        for (const delivery of made) store.putDelivery(delivery);
-        return made;
-      });
-      res.status(201).json({ deliveries });
-    },
-    getClock: (req, res) => {
-      res.json(clockView(String(req.params.publicKey)));
-    },
-    advanceClock: async (req, res) => {
-      const publicKey = String(req.params.publicKey);
-      const { by, to } = req.body as { by?: string; to?: string };
-      if ((by === undefined) === (to === undefined)) throw inputError('give exactly one of by (an ISO 8601 duration) and to (an ISO 8601 time)');
-      const askedAt = Date.now();
-      const now = askedAt + clocks.offsetMs(publicKey);
-      const target = by !== undefined ? now + refusedAsInput(() => durationMs(by)) : Date.parse(to!);
-      if (Number.isNaN(target)) throw inputError(`to must be an ISO 8601 time, not ${JSON.stringify(to).slice(0, 100)}`);
-      if (target < now) throw inputError(`to (${to}) is before the merchant's clock (${new Date(now).toISOString()}): a clock only goes forward`);
-      const fired: Fired[] = await agenda.advance(publicKey, target, askedAt);
-      res.json({ ...clockView(publicKey), fired });
-    },
-  };
-}
+// The runs of the control API's notifications and clocks (openapi/control-api.yaml, tags Notifications and
+// Clocks; README, "Notifications" and "Time"), by operationId. The document has validated each request before it comes here.
 
-/** Something due on a merchant's clock, as the control API shows it (control-api.yaml, DueItem). */
-export interface DueView {
-  /** ISO 8601 UTC on the merchant's clock */
-  at: string;
-  kind: 'settlement' | 'expiry' | 'charge' | 'delivery';
-  paymentReference: string;
-  deliveryId?: string;
-}
+const filterOf = (input: ControlInput): DeliveryQuery => ({
+  publicKey: queryText(input, 'publicKey'), paymentReference: queryText(input, 'paymentReference'), eventType: queryText(input, 'eventType'), state: queryText(input, 'state'),
+});
+
+const oneDelivery = (store: Store, id: string): Delivery => {
+  const delivery = store.delivery(id);
+  if (!delivery) throw new ApiError(404, { message: `No delivery ${id}`, error: 'NOT_FOUND' });
+  return delivery;
+};
+
+// A merchant's notification URL, its events and schedule, and its faults (control-api.yaml, WebhookView).
+const webhookView = ({ outbox, faults }: NotificationControls, publicKey: string) => {
+  const endpoint = outbox.endpoint(publicKey);
+  return {
+    publicKey,
+    url: endpoint?.url ?? null,
+    events: endpoint?.events ?? null,
+    schedule: endpoint?.schedule ?? 'current',
+    source: endpoint?.source ?? 'none',
+    faults: faults.list(publicKey),
+  };
+};
+
+/** GET /webhooks/deliveries: newest first, as the journal (what just happened is what a tester looks for), bounded in bytes as every list (paging.ts, MAX_PAGE_BYTES). */
+export const listDeliveries: ControlRun = (input, { notifications: { store } }) => {
+  const { limit, cursor } = pageRequest(input.query);
+  const before = cursor === undefined ? Number.POSITIVE_INFINITY : cursorSequence(DELIVERIES, cursor);
+  const matching = deliveriesMatching(store, filterOf(input));
+  const written = fill(newestBefore(matching, before), limit, (delivery) => JSON.stringify(delivery));
+  const next = written.more ? sequenceCursor(DELIVERIES, written.rows.at(-1)!.sequence) : undefined;
+  return pageAnswer({ total: matching.length, limit, next }, 'deliveries', written.texts);
+};
+
+/** GET /webhooks/deliveries/count: the deliveries matching, by state. */
+export const countDeliveries: ControlRun = (input, { notifications: { store } }) => {
+  const matching = deliveriesMatching(store, filterOf(input));
+  const byState: Record<string, number> = { scheduled: 0, held: 0, delivered: 0, undelivered: 0, withheld: 0 };
+  for (const delivery of matching) byState[delivery.state] = (byState[delivery.state] ?? 0) + 1;
+  return json({ count: matching.length, byState });
+};
+
+/** GET /webhooks/deliveries/{id}. */
+export const getDelivery: ControlRun = (input, { notifications: { store } }) => json(oneDelivery(store, input.params.id!));
+
+/** POST /webhooks/deliveries/{id}/redeliver: a copy of the delivery, sent anew. */
+export const redeliverNotification: ControlRun = async (input, { notifications: { store, outbox } }) => {
+  const copy = await store.transaction(() => {
+    const made = refusedAsInput(() => outbox.redeliver(oneDelivery(store, input.params.id!)));
+    store.putDelivery(made);
+    return made;
+  });
+  return json(copy, 201);
+};
+
+/** GET /webhooks/{publicKey}. */
+export const getWebhook: ControlRun = (input, { notifications }) => json(webhookView(notifications, input.params.publicKey!));
+
+/** PUT /webhooks/{publicKey}: the merchant's notification URL, events and schedule. */
+export const setWebhook: ControlRun = async (input, { notifications }) => {
+  const publicKey = input.params.publicKey!;
+  const { url, events, schedule } = input.body as { url: string; events?: NotificationEventType[]; schedule?: DeliverySchedule };
+  const webhook = refusedAsInput(() => webhookEndpoint(publicKey, url, { events, schedule }, new Date().toISOString()));
+  await notifications.store.transaction(() => notifications.store.putWebhook(publicKey, webhook));
+  return json(webhookView(notifications, publicKey));
+};
+
+/** DELETE /webhooks/{publicKey}. */
+export const deleteWebhook: ControlRun = async (input, { notifications: { store } }) => {
+  const publicKey = input.params.publicKey!;
+  await store.transaction(() => {
+    if (store.webhook(publicKey)) store.putWebhook(publicKey, null);
+  });
+  return noContent();
+};
+
+/** POST /webhooks/{publicKey}/faults. */
+export const createNotificationFault: ControlRun = async (input, { notifications: { store, faults } }) => {
+  const request = input.body as NotificationFaultRequest;
+  if (request.delay !== undefined) refusedAsInput(() => durationMs(request.delay!));
+  return json(await store.transaction(() => faults.add(input.params.publicKey!, request)), 201);
+};
+
+/** DELETE /webhooks/{publicKey}/faults. */
+export const deleteNotificationFaults: ControlRun = async (input, { notifications: { store, faults } }) => {
+  await store.transaction(() => faults.clear(input.params.publicKey!));
+  return noContent();
+};
+
+/** POST /webhooks/{publicKey}/trigger: an event of a stored payment, sent now. */
+export const triggerNotification: ControlRun = async (input, { notifications: { store, outbox } }) => {
+  const publicKey = input.params.publicKey!;
+  const { eventType, paymentReference } = input.body as { eventType: NotificationEventType; paymentReference: string };
+  const deliveries = await store.transaction(() => {
+    const payment = store.payment(publicKey, paymentReference);
+    if (!payment) throw new ApiError(404, { message: `No payment with paymentReference ${paymentReference} for merchant ${publicKey}`, error: 'NOT_FOUND' });
+    const made = refusedAsInput(() => outbox.trigger(payment, eventType));
+    for (const delivery of made) store.putDelivery(delivery);
+    return made;
+  });
+  return json({ deliveries }, 201);
+};
+
+/** GET /clock/{publicKey}. */
+export const getClock: ControlRun = (input, { notifications }) => json(clockViewOf(notifications, input.params.publicKey!));
+
+/** POST /clock/{publicKey}/advance: by a duration or to a time, carrying out what falls due on the way. */
+export const advanceClock: ControlRun = async (input, { notifications }) => {
+  const { clocks, agenda } = notifications;
+  const publicKey = input.params.publicKey!;
+  const { by, to } = input.body as { by?: string; to?: string };
+  if ((by === undefined) === (to === undefined)) throw inputError('give exactly one of by (an ISO 8601 duration) and to (an ISO 8601 time)');
+  const askedAt = Date.now();
+  const now = askedAt + clocks.offsetMs(publicKey);
+  const target = by !== undefined ? now + refusedAsInput(() => durationMs(by)) : Date.parse(to!);
+  if (Number.isNaN(target)) throw inputError(`to must be an ISO 8601 time, not ${JSON.stringify(to).slice(0, 100)}`);
+  if (target < now) throw inputError(`to (${to}) is before the merchant's clock (${new Date(now).toISOString()}): a clock only goes forward`);
+  const fired: DueView[] = await agenda.advance(publicKey, target, askedAt);
+  return json({ ...clockViewOf(notifications, publicKey), fired });
+};
 
 /** A merchant's clock as GET /__sandbox/clock/{publicKey} answers it (control-api.yaml, ClockView), also shown by GET /__sandbox/overview. */
 export interface ClockView {

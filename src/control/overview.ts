@@ -1,7 +1,8 @@
 import type { DeliveryState } from '../model/notifications.js';
 import type { PaymentStatus } from '../model/records.js';
 import type { MerchantRecord } from '../store/store.js';
-import { clockViewOf, type ClockView, type DueView, type NotificationControls } from './notifications.js';
+import type { DueView } from '../agenda/agenda.js';
+import { clockViewOf, type ClockView, type NotificationControls } from './notifications.js';
 
 /**
  * The dashboard's front page in one answer (GET /__sandbox/overview,

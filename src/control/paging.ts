@@ -1,3 +1,4 @@
+import type { TextAnswer } from './operation.js';
 import { createHash } from 'node:crypto';
 import { inputError } from '../errors.js';
 
@@ -173,6 +174,11 @@ export function fill<T>(candidates: Iterator<T>, limit: number, write: RowWriter
 export function pageBody(fields: Record<string, unknown>, list: string, texts: readonly string[]): string {
   const head = JSON.stringify(fields);
   return `${head.slice(0, -1)}${head === '{}' ? '' : ','}${JSON.stringify(list)}:[${texts.join(',')}]}`;
+}
+
+/** A list answer whose rows are already written as JSON (pageBody): they are not written a second time. */
+export function pageAnswer(fields: Record<string, unknown>, list: string, texts: readonly string[]): TextAnswer {
+  return { status: 200, type: 'application/json; charset=utf-8', text: pageBody(fields, list, texts) };
 }
 
 /**

@@ -1,18 +1,18 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { RequestListener } from 'node:http';
 import { notFound } from '../errors.js';
-import { controlRouter, type ControlDependencies } from '../control/router.js';
+import type { ControlDependencies } from '../control/context.js';
+import { CONTROL_BASE, controlCore, type ControlCore } from '../control/core.js';
 import { API_BASE, API_BASES, isApiTarget, paymentsApi, type ApiDependencies } from '../api/core.js';
 import { hostGuard } from '../guards/host.js';
 import { apiListener } from './api-listener.js';
 import type { HungConnections } from './faults.js';
 import { socketlessHandler, type SandboxAnswer, type SandboxRequest } from './handle.js';
-import { renderError } from './render-error.js';
+import { controlListener } from './control-listener.js';
+import { expressErrors } from './render-error.js';
 
 export { API_BASE, EXPOSED_HEADERS } from '../api/core.js';
-
-/** The base path of the control API. */
-export const CONTROL_BASE = '/__sandbox';
+export { CONTROL_BASE } from '../control/core.js';
 
 /** Everything the sandbox's HTTP surface is made of: both APIs', the connections `hang` holds, and the Host of a request `handle()` is given without one. */
 export type AppDependencies = ApiDependencies &
@@ -31,6 +31,8 @@ export interface SandboxApp {
   listener: RequestListener;
   /** `Sandbox.handle()`: one request served in process, without a socket (src/http/handle.ts) */
   handle: (request: SandboxRequest) => Promise<SandboxAnswer>;
+  /** the control API's core, which fixtures steps are routed by */
+  control: ControlCore;
 }
 
 /**
@@ -44,6 +46,7 @@ export interface SandboxApp {
 export function createApp(deps: AppDependencies): SandboxApp {
   const core = paymentsApi(deps);
   const api = apiListener(core, deps.hung);
+  const control = controlCore(deps);
   const app = express();
   // The same listener as the servers call directly, for a request that comes through the app.
   for (const { prefix } of API_BASES) app.use(prefix, (req, res) => api(req, res));
@@ -78,7 +81,7 @@ export function createApp(deps: AppDependencies): SandboxApp {
   );
   // The API reference is static too: Swagger UI in the browser, reading the documents the control API serves.
   app.use(`${CONTROL_BASE}/docs`, onFirstUse(async () => (await import('../pages/reference.js')).referenceRouter()));
-  app.use(CONTROL_BASE, controlRouter(deps));
+  app.use(CONTROL_BASE, controlListener(control));
   app.use(
     '/pages',
     onFirstUse(async () =>
@@ -91,10 +94,22 @@ export function createApp(deps: AppDependencies): SandboxApp {
   app.use((req) => {
     throw notFound(`No resource at ${req.method} ${req.path}; the Payments API is under ${API_BASE}`);
   });
-  app.use(renderError(API_BASE));
-  const handle = socketlessHandler({ api: core, app, isApiTarget, host: deps.host });
-  return { app, listener: (req, res) => (isApiTarget(req.url) ? api(req, res) : app(req, res)), handle };
+  app.use(expressErrors(API_BASE));
+  const handle = socketlessHandler({ api: core, isApiTarget, control, controlTarget, app, host: deps.host });
+  return { app, listener: (req, res) => (isApiTarget(req.url) ? api(req, res) : app(req, res)), handle, control };
 }
+
+/**
+ * The target below the control base of a request the control core serves,
+ * as express's mount finds it (in any case): any below `/__sandbox/` but the
+ * dashboard's and the API reference's, which express serves.
+ */
+function controlTarget(url: string): string | undefined {
+  const found = CONTROL_TARGET.exec(url);
+  return found ? url.slice(CONTROL_BASE.length) : undefined;
+}
+
+const CONTROL_TARGET = /^\/__sandbox(?!\/(?:dashboard|docs)(?:[/?#]|$))(?=\/[^?#])/i;
 
 // Everything the dashboard loads comes from the sandbox itself; no inline script or style.
 const DASHBOARD_POLICY = "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";

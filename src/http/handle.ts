@@ -1,25 +1,26 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { Express } from 'express';
-import type { InjectOptions } from 'light-my-request';
+import type { RequestListener } from 'node:http';
+import { bytesStream } from '../api/body.js';
+import { bodyBytes, handleInProcess, incomingHeaders, type SandboxAnswer, type SandboxRequest } from '../api/handle.js';
 import type { PaymentsApi } from '../api/core.js';
-import { bodyBytes, handleInProcess, type SandboxAnswer, type SandboxRequest } from '../api/handle.js';
+import type { ControlCore } from '../control/core.js';
+import { inMemoryHttp } from './in-memory-connection.js';
 
 export type { SandboxAnswer, SandboxRequest } from '../api/handle.js';
 
-/** What `Sandbox.handle()` serves: the Payments API's core, the express app, and the host a request without `Host` names. */
+/** What `Sandbox.handle()` serves: both APIs' cores, the express app for the rest, and the host a request without `Host` names. */
 export interface HandleTargets {
   /** the Payments API, for targets under its bases */
   api: PaymentsApi;
-  /** the express app, for every other target (control API, pages) */
-  app: Express;
-  /** is the target one of the Payments API's? */
   isApiTarget: (url: string) => boolean;
+  /** the control API, for targets below its base but the dashboard's, the reference's and the MCP endpoint's */
+  control: ControlCore;
+  /** the target below the control base that the control core serves, or undefined */
+  controlTarget: (url: string) => string | undefined;
+  /** every other target (the pages, the dashboard, the reference): the express app */
+  app: RequestListener;
   /** the Host a request without one carries: the sandbox url's `host` (`127.0.0.1:4010`) */
   host: () => string;
 }
-
-let injection: ReturnType<typeof loadInjection> | undefined;
-const loadInjection = () => import('light-my-request');
 
 // Headers node's HTTP transport adds to every answer: a socket-free answer has no connection to describe.
 const CONNECTION_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
@@ -27,73 +28,33 @@ const CONNECTION_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfe
 /**
  * `Sandbox.handle()`: serves one request in process, with no socket and no
  * server. A Payments API target goes straight to its core
- * (src/api/handle.ts). Any other target (the control API, the pages) goes
- * through the express app, on the request and response objects
- * light-my-request makes, loaded on the first such request; a request
- * without a body header gets its Content-Length from the body, as a client
- * would send it.
+ * (src/api/handle.ts), a control API target to its core
+ * (src/control/core.ts), whose streams it refuses; any other target (the
+ * pages, their static files) to the express app over an in-memory HTTP
+ * connection (in-memory-connection.ts). A request without a body header gets
+ * its Content-Length from the body, as a client would send it.
  * @returns the handler; it rejects only when the sandbox itself fails
  */
 export function socketlessHandler(targets: HandleTargets): (request: SandboxRequest) => Promise<SandboxAnswer> {
-  const express = expressDispatch(targets.app);
+  const http = inMemoryHttp(targets.app);
   return async (request) => {
     if (targets.isApiTarget(request.url)) return handleInProcess(targets.api, request, targets.host());
-    const headers: Record<string, string | string[]> = {};
-    let hasHost = false;
-    for (const [name, value] of Object.entries(request.headers ?? {})) {
-      headers[name] = value;
-      if (name.toLowerCase() === 'host') hasHost = true;
+    const bytes = bodyBytes(request.body);
+    const method = request.method.toUpperCase();
+    const headers = incomingHeaders(request.headers ?? {}, targets.host(), bytes);
+    const target = targets.controlTarget(request.url);
+    if (target !== undefined) {
+      const answer = await targets.control.serve({ method, target, headers, body: () => bytesStream(method, headers, bytes) }, 'in-process');
+      const kept: Record<string, string> = {};
+      for (const name in answer.headers) kept[name.toLowerCase()] = answer.headers[name]!;
+      const text = answer.chunks ? [...answer.chunks].join('') : answer.text;
+      const body = text === undefined ? Buffer.alloc(0) : Buffer.from(text);
+      if (text !== undefined) kept['content-length'] = String(body.length);
+      return { status: answer.status, headers: kept, body };
     }
-    if (!hasHost) headers.host = targets.host();
-    const given = request.headers ?? {};
-    const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
-      withoutInjectedHeaders(req, given);
-      express(req, res);
-    };
-    // Loaded on the first use: start-up, and a sandbox that never calls handle(), need none of it.
-    const { inject } = await (injection ??= loadInjection());
-    // Any method is served as sent: the library's type names only the common ones, and it checks none with `validate: false`.
-    const options: InjectOptions = { method: request.method as InjectOptions['method'], url: request.url, headers, payload: bodyBytes(request.body), validate: false };
-    const answer = await inject(dispatch, options);
+    const answer = await http({ method, url: request.url, headers, body: bytes });
     const kept: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !CONNECTION_HEADERS.has(name)) kept[name] = Array.isArray(value) ? value : String(value);
-    return { status: answer.statusCode, headers: kept, body: answer.rawPayload };
+    for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !CONNECTION_HEADERS.has(name)) kept[name] = value;
+    return { status: answer.status, headers: kept, body: answer.body };
   };
-}
-
-// light-my-request names itself in a User-Agent the client did not send: the request is served as it was sent.
-function withoutInjectedHeaders(req: IncomingMessage, given: Record<string, unknown>): void {
-  if (Object.keys(given).some((name) => name.toLowerCase() === 'user-agent')) return;
-  delete req.headers['user-agent'];
-  const at = req.rawHeaders.findIndex((name, index) => index % 2 === 0 && name === 'user-agent');
-  if (at >= 0) req.rawHeaders.splice(at, 2);
-}
-
-/**
- * The express app, served on light-my-request's request and response. Express
- * swaps the prototypes of what it serves for its own, which would lose those of
- * light-my-request; and light-my-request's own answer to that re-parents
- * express's shared prototypes, which breaks every real request served after
- * it (fastify/light-my-request#333, reverted). Here the app serves injected
- * requests with private copies of its request and response prototypes,
- * re-parented onto light-my-request's, and real requests never see them.
- */
-function expressDispatch(app: Express): RequestListener {
-  let shadow: Express | undefined;
-  return (req, res) => {
-    shadow ??= shadowOf(app, Object.getPrototypeOf(req) as object, Object.getPrototypeOf(res) as object);
-    (app as unknown as { handle: (this: Express, req: IncomingMessage, res: ServerResponse) => void }).handle.call(shadow, req, res);
-  };
-}
-
-// The app with its own settings and router, but request and response prototypes of its own.
-function shadowOf(app: Express, injectedRequest: object, injectedResponse: object): Express {
-  const copy = (instance: object, base: object): object => {
-    const methods = Object.create(base, Object.getOwnPropertyDescriptors(Object.getPrototypeOf(instance) as object)) as object;
-    return Object.create(methods, Object.getOwnPropertyDescriptors(instance));
-  };
-  return Object.create(app, {
-    request: { value: copy(app.request, injectedRequest) },
-    response: { value: copy(app.response, injectedResponse) },
-  }) as Express;
 }

@@ -1,26 +1,19 @@
-import type { ErrorRequestHandler, Response } from 'express';
-import { headerSafe, toApiError } from '../api/error-answer.js';
+import type { ErrorRequestHandler } from 'express';
+import { renderError } from '../api/error-answer.js';
 
 /**
- * The one place errors of the express app (the control API, the pages)
- * become responses, as src/api/error-answer.ts says. The Payments API
- * renders its own (src/api/core.ts); one that reaches express anyway names
- * its rule in X-Sandbox-Scenario, as the API's answers do.
+ * Errors of what express serves itself (the pages, the dashboard, the API
+ * reference), as every part of the sandbox renders them (renderError). A
+ * Payments API error that reaches express anyway names its rule in
+ * X-Sandbox-Scenario, as the API's answers do.
  */
-export function renderError(apiBase: string): ErrorRequestHandler {
+export function expressErrors(apiBase: string): ErrorRequestHandler {
   return (error, req, res, _next) => {
-    const apiError = toApiError(error);
-    if (req.originalUrl.startsWith(apiBase)) res.setHeader('X-Sandbox-Scenario', apiError.scenario ?? 'internal-error');
-    res.set(headerSafe(apiError.headers));
-    sendJson(res, apiError.status, apiError.body, req.method === 'HEAD');
+    const rendered = renderError(error);
+    if (req.originalUrl.startsWith(apiBase)) res.setHeader('X-Sandbox-Scenario', rendered.error.scenario ?? 'internal-error');
+    res.statusCode = rendered.status;
+    res.set(rendered.headers);
+    res.setHeader('Content-Length', Buffer.byteLength(rendered.text));
+    res.end(req.method === 'HEAD' ? undefined : rendered.text);
   };
-}
-
-// `body` as JSON with `status`, its length said.
-function sendJson(res: Response, status: number, body: unknown, head: boolean): void {
-  const text = JSON.stringify(body);
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(head ? undefined : text);
 }

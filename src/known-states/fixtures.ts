@@ -87,14 +87,19 @@ export interface FixtureRunnerDependencies {
   controlToken?: string;
   /** does the merchant hold a payment with this reference now? */
   hasPayment: (publicKey: string, paymentReference: string) => boolean;
+  /**
+   * Does a control step resolve, as the control API routes it, to an
+   * operation that replaces the state as a whole (reset, fixtures, snapshots:
+   * the control registry's `wholeState`)? Those run one at a time with the
+   * load itself: a step waiting for one would wait for ever.
+   * @param path below the control base, with its query
+   */
+  wholeState: (method: string, path: string) => boolean;
 }
 
 /** The Payments API's base and the control API's, below which the steps' paths are. */
 const API_BASE = '/api/v2';
 const CONTROL_BASE = '/__sandbox';
-
-/** The control API's paths that change the state as a whole (docs/decisions.md#d76-fixtures). */
-const KNOWN_STATE_PATHS = /^\/(fixtures|snapshot|reset)\/*(\?|#|$)/;
 
 /** `${id.json.path}`: an id, then dot-separated keys or indexes of its answer. */
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_-]{0,63})((?:\.[^.}\s]+)*)\}/g;
@@ -114,8 +119,8 @@ export async function runSteps(document: FixturesDocument, deps: FixtureRunnerDe
   const steps: StepOutcome[] = [];
   for (const [index, raw] of document.steps.entries()) {
     const step = resolveStep(raw, index, answers);
-    // Those run one at a time with the load itself: a step waiting for one would wait for ever.
-    if (step.control && KNOWN_STATE_PATHS.test(step.control.path)) {
+    // Those run one at a time with the load itself: a step waiting for one would wait for ever (docs/decisions.md#d76-fixtures).
+    if (step.control && deps.wholeState(step.control.method, step.control.path)) {
       throw new FixturesError(`step ${index}: a fixtures step cannot load fixtures or a snapshot, or reset (${step.control.path}): load them before or after this document`, { index, id: step.id, field: `/steps/${index}/control/path` });
     }
     const merchant = step.merchant ?? document.merchant;

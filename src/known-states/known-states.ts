@@ -54,7 +54,7 @@ export class KnownStates {
         return this.deps.send(request);
       };
       try {
-        return await runSteps(document, { send, controlToken: this.deps.controlToken, hasPayment: (key, reference) => this.deps.store.payment(key, reference) !== undefined });
+        return await runSteps(document, { send, controlToken: this.deps.controlToken, wholeState: this.deps.wholeState, hasPayment: (key, reference) => this.deps.store.payment(key, reference) !== undefined });
       } catch (error) {
         // Nothing sent, nothing to take back: a document refused at its first step's references.
         if (sent > 0) await putState(this.deps, before);

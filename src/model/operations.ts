@@ -1,4 +1,4 @@
-import { OPERATION_IDS } from './operation-ids.js';
+import { CONTROL_OPERATION_IDS, OPERATION_IDS } from './operation-ids.js';
 
 /**
  * The operation vocabulary of the Payments API, shared by every floor of the
@@ -18,6 +18,17 @@ export { OPERATION_IDS };
 
 /** An operation of the Payments API: one of OPERATION_IDS. */
 export type OperationId = (typeof OPERATION_IDS)[number];
+
+/**
+ * The operations of the control API: the operationIds of
+ * openapi/control-api.yaml, read from the document when the project is built,
+ * as OPERATION_IDS are. The control registry (src/control/registry.ts) is
+ * checked against it by the compiler.
+ */
+export { CONTROL_OPERATION_IDS };
+
+/** An operation of the control API: one of CONTROL_OPERATION_IDS. */
+export type ControlOperationId = (typeof CONTROL_OPERATION_IDS)[number];
 
 /**
  * What happens to a payment outside the Payments API, decided by the

@@ -205,7 +205,7 @@ async function startReplica(name: string): Promise<Replica> {
       return replica.healthy ? json(200, { status: 'ok' }) : json(503, { status: 'store-unavailable' });
     }
     if (req.url === '/__sandbox/events') {
-      // The sandbox's own headers for the stream (src/control/router.ts).
+      // The sandbox's own headers for the stream (src/http/control-listener.ts).
       res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no', Connection: 'close', 'x-replica': name });
       res.write(`id: 1\nevent: hello\ndata: {"replica":"${name}"}\n\n`);
       replica.stream = res;

@@ -557,7 +557,7 @@ function replicas(place: EnginePlace, json: EnginePlace): void {
     const scenarios = new Set((await loadCatalogue()).map((scenario) => scenario.name));
     /** KnownStates over a store and its books, as startSandbox makes it for the control API. */
     const knownStatesOf = (store: Store, books: Books) =>
-      new KnownStates({ store, ...books, clearJournal: () => undefined, isScenario: (name) => scenarios.has(name), send: () => Promise.reject(new Error('no steps here')) });
+      new KnownStates({ store, ...books, clearJournal: () => undefined, isScenario: (name) => scenarios.has(name), send: () => Promise.reject(new Error('no steps here')), wholeState: () => false });
     /** GET /__sandbox/snapshot's text. */
     const textOf = (states: KnownStates, takenAt: string) => [...snapshotText(states.take(), takenAt)].join('');
     /** POST /__sandbox/snapshot's reading: the body parsed, checked against the control API's document, loaded. */

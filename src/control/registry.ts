@@ -1,0 +1,67 @@
+import type { ControlOperationId } from '../model/operations.js';
+import { paymentAction } from './actions.js';
+import { getSnapshot, loadFixtures, putSnapshot, resetState } from './known-states.js';
+import {
+  advanceClock, countDeliveries, createNotificationFault, deleteNotificationFaults, deleteWebhook, getClock, getDelivery, getWebhook, listDeliveries,
+  redeliverNotification, setWebhook, triggerNotification,
+} from './notifications.js';
+import { controlOperation as operation, type ControlOperation } from './operation.js';
+import { createOverride, deleteOverride, deleteOverrides, listOverrides } from './overrides.js';
+import { completeNamedPayment, completePayment, getOverview, getPayment, getPaymentStory, listMerchants, listOrders, listPayments } from './payments.js';
+import { clearRequests, countRequests, listRequests, streamEvents } from './requests.js';
+import { getApiDocument, getHealth, getReadiness, getSchema, listScenarios } from './service.js';
+
+/**
+ * Every operation of the control API under `/__sandbox`, in one place, in
+ * the document's order: its route in openapi/control-api.yaml, what it
+ * reads, the body it takes and its run. The compiler checks the table
+ * against ControlOperationId (no operation missing, none unknown); a test
+ * checks the routes against the document. Whatever lists the control
+ * operations (the core's routes, the MCP tools) is derived from it
+ * (docs/design.md, "Adding an operation").
+ */
+export const CONTROL_OPERATIONS = {
+  // The health check reports the last probe's finding: it reads no other replica's changes first.
+  getHealth: operation('GET /health', getHealth, { reads: 'process' }),
+  getReadiness: operation('GET /ready', getReadiness, { reads: 'process' }),
+  getApiDocument: operation('GET /openapi/{document}', getApiDocument, { reads: 'process' }),
+  listScenarios: operation('GET /scenarios', listScenarios),
+  listOverrides: operation('GET /overrides', listOverrides),
+  createOverride: operation('POST /overrides', createOverride),
+  deleteOverrides: operation('DELETE /overrides', deleteOverrides),
+  deleteOverride: operation('DELETE /overrides/{id}', deleteOverride),
+  countRequests: operation('GET /requests/count', countRequests),
+  listRequests: operation('GET /requests', listRequests),
+  clearRequests: operation('DELETE /requests', clearRequests),
+  streamEvents: operation('GET /events', streamEvents, { stream: true }),
+  getOverview: operation('GET /overview', getOverview),
+  listMerchants: operation('GET /merchants', listMerchants),
+  listPayments: operation('GET /payments', listPayments),
+  completeNamedPayment: operation('POST /payments/complete', completeNamedPayment),
+  getPayment: operation('GET /payments/{paymentReference}', getPayment),
+  getPaymentStory: operation('GET /payments/{paymentReference}/story', getPaymentStory),
+  completePayment: operation('POST /payments/{paymentReference}/complete', completePayment),
+  refundPaymentAsMerchant: operation('POST /payments/{paymentReference}/refund', paymentAction('refund')),
+  cancelPaymentAsMerchant: operation('POST /payments/{paymentReference}/cancel', paymentAction('cancel')),
+  capturePaymentAsMerchant: operation('POST /payments/{paymentReference}/capture', paymentAction('capture')),
+  listOrders: operation('GET /orders', listOrders),
+  // Known states replace the state as a whole and run one at a time with a load: no fixtures step may be one
+  // (docs/decisions.md#d76-fixtures).
+  resetState: operation('POST /reset', resetState, { wholeState: true }),
+  loadFixtures: operation('POST /fixtures', loadFixtures, { wholeState: true, body: 'fixtures' }),
+  getSnapshot: operation('GET /snapshot', getSnapshot, { wholeState: true }),
+  putSnapshot: operation('PUT /snapshot', putSnapshot, { wholeState: true, body: 'snapshot' }),
+  getSchema: operation('GET /schemas/{schema}', getSchema, { reads: 'process' }),
+  listDeliveries: operation('GET /webhooks/deliveries', listDeliveries),
+  countDeliveries: operation('GET /webhooks/deliveries/count', countDeliveries),
+  getDelivery: operation('GET /webhooks/deliveries/{id}', getDelivery),
+  redeliverNotification: operation('POST /webhooks/deliveries/{id}/redeliver', redeliverNotification),
+  getWebhook: operation('GET /webhooks/{publicKey}', getWebhook),
+  setWebhook: operation('PUT /webhooks/{publicKey}', setWebhook),
+  deleteWebhook: operation('DELETE /webhooks/{publicKey}', deleteWebhook),
+  createNotificationFault: operation('POST /webhooks/{publicKey}/faults', createNotificationFault),
+  deleteNotificationFaults: operation('DELETE /webhooks/{publicKey}/faults', deleteNotificationFaults),
+  triggerNotification: operation('POST /webhooks/{publicKey}/trigger', triggerNotification),
+  getClock: operation('GET /clock/{publicKey}', getClock),
+  advanceClock: operation('POST /clock/{publicKey}/advance', advanceClock),
+} satisfies Record<ControlOperationId, ControlOperation>;
