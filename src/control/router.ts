@@ -90,7 +90,7 @@ export function controlRouter(deps: ControlDependencies): Router {
     const path = operation.path.replace(/\{([^}]+)\}/g, ':$1');
     const method = operation.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
     // On a shared store every answer starts from what all replicas committed; the health check reports the last probe's finding instead.
-    const fresh = deps.store.isShared && id !== 'getHealth' && id !== 'getReadiness';
+    const fresh = id !== 'getHealth' && id !== 'getReadiness';
     const run: RequestHandler = async (req, res) => {
       if (fresh) await deps.store.refresh();
       await handler(req, res);
