@@ -1,4 +1,4 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
@@ -219,7 +219,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const allowedHosts = new AllowedHosts([...(options.allowedHosts ?? []), ...(options.tlsHosts ?? [])]);
   const store = await Store.open({ url: options.storeUrl, file: options.dataFile, snapshotEvery: options.snapshotEvery, sync: options.sync, maxMerchants: options.maxMerchants });
   // On a shared store each replica numbers its events from its start time in microseconds: another replica's id is outside its range.
-  if (store.isShared) events.numberFrom(Date.now() * 1000 + randomInt(1000));
+  events.numberFrom(store.eventNumberBase());
   const log = await logging;
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes ?? DEFAULT_JOURNAL_MAX_BYTES);
   const hung = new HungConnections();
@@ -245,17 +245,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       faults.replace(books.faults as NotificationFaultView[]);
     },
   });
-  if (store.isShared) {
-    // The journal's bounded shared part: each replica's entries reach the others (docs/decisions.md#d84-shared-store).
-    journal.onRecord = (entry, text) => store.sendJournal(entry.publicKey, text);
-    await store.shareJournal({ capacity: journal.capacity, receive: (entry) => journal.receive(entry as unknown as JournalEntry), clear: (publicKey) => journal.clear(publicKey) });
-  }
+  // The journal's bounded shared part: each replica's entries reach the others (docs/decisions.md#d84-shared-store).
+  journal.onRecord = (entry, text) => store.sendJournal(entry.publicKey, text);
+  await store.shareJournal({ capacity: journal.capacity, receive: (entry) => journal.receive(entry as unknown as JournalEntry), clear: (publicKey) => journal.clear(publicKey) });
   if (options.scenario !== undefined) {
     const scenario = options.scenario;
     // One sticky override, however many replicas of a shared store start with it.
     const held = () => selector.overrides.list().some((override) => override.publicKey === undefined && override.scenario === scenario && override.times === undefined);
     await store.transaction(() => {
-      if (!store.isShared || !held()) selector.overrides.add({ scenario }, now());
+      if (!held()) selector.overrides.add({ scenario }, now());
     });
   }
   store.watch(events.onStoreChange);

@@ -280,9 +280,9 @@ export function paymentsApi(deps: ApiDependencies): PaymentsApi {
   }
 
   // On a shared store a merchant another replica made a moment ago is not yet in this one's memory: refused
-  // credentials are checked again once the log's new entries are read. A known merchant costs no query: the
-  // unit of work reads them anyway before the request changes anything.
-  async function authenticateShared(authenticate: () => Merchant): Promise<Merchant> {
+  // credentials are checked again once the log's new entries are read (at once where one process holds the
+  // store). A known merchant costs no query: the unit of work reads them anyway before the request changes anything.
+  async function authenticateWithRefresh(authenticate: () => Merchant): Promise<Merchant> {
     try {
       return authenticate();
     } catch (error) {
@@ -302,7 +302,7 @@ export function paymentsApi(deps: ApiDependencies): PaymentsApi {
         checkPublicKey(found, params.publicKey);
         return found;
       };
-      merchant = deps.store.isShared ? await authenticateShared(authenticate) : authenticate();
+      merchant = await authenticateWithRefresh(authenticate);
     }
     checkContentType(request);
     const read = await request.readBody(merchant === undefined ? 'stranger' : 'merchant');

@@ -89,7 +89,7 @@ export function paymentStory(sources: StorySources, payment: Payment): PaymentSt
     payment: paymentView(payment),
     requests,
     // On a shared store other replicas served requests this journal never saw (docs/decisions.md#d84-shared-store).
-    requestsComplete: !store.isShared && createdRealMs > journal.completeAfterMs,
+    requestsComplete: store.servesAlone && createdRealMs > journal.completeAfterMs,
     states: payment.history ?? [],
     deliveries,
     due: due.map((item) => dueView(store, publicKey, item)),

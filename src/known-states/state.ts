@@ -62,7 +62,8 @@ export async function putState(parts: StateParts, state: SandboxState): Promise<
       parts.faults.replace(state.faults, publicKey);
     });
   } catch (error) {
-    if (before && !parts.store.isShared && error instanceof StoreUnavailableError) {
+    // On a shared store the unit's batch put the books back as it found them; elsewhere they are put back here.
+    if (before && !parts.store.takesBackBooks && error instanceof StoreUnavailableError) {
       parts.overrides.replace(before.overrides, publicKey);
       parts.faults.replace(before.faults, publicKey);
     }

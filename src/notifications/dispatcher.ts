@@ -58,18 +58,17 @@ export class Dispatcher {
       await this.slot();
       let claimed = false;
       try {
-        if (store.isShared) {
-          // One replica makes each attempt: the one whose claim is in force. Another's claim runs out
-          // if it dies before recording, and the attempt is tried again then (docs/decisions.md#d84-shared-store).
-          const claim = await store.claim(id);
-          if (!claim.claimed) {
-            this.retryAfter(id, claim.untilMs);
-            return;
-          }
-          claimed = true;
-          // What the claim's last holder recorded before letting go is read before the delivery is judged due.
-          await store.refresh();
+        // One replica makes each attempt: the one whose claim is in force (always this one where one process
+        // holds the store). Another's claim runs out if it dies before recording, and the attempt is tried
+        // again then (docs/decisions.md#d84-shared-store).
+        const claim = await store.claim(id);
+        if (!claim.claimed) {
+          this.retryAfter(id, claim.untilMs);
+          return;
         }
+        claimed = true;
+        // What the claim's last holder recorded before letting go is read before the delivery is judged due.
+        await store.refresh();
         const due = this.dueDelivery(id);
         if (!due) return;
         // The older page: later notifications wait behind one that is failing, and go once it is accepted.

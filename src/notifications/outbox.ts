@@ -46,8 +46,8 @@ export class NotificationOutbox implements Outbox {
 
   constructor(private readonly deps: OutboxDependencies) {
     this.sequence = deps.store.deliveries().reduce((highest, delivery) => Math.max(highest, delivery.sequence), 0);
-    // On a shared store other replicas number deliveries too: each counts on from the highest it has read.
-    if (deps.store.isShared) deps.store.watch((change) => this.countFrom(change));
+    // Other replicas of a shared store number deliveries too, and a snapshot loaded brings its own: each counts on from the highest it has seen.
+    deps.store.watch((change) => this.countFrom(change));
   }
 
   private countFrom(change: Change): void {

@@ -25,9 +25,8 @@ export function pagesRouter(ctx: CustomerContext): Router {
   const router = express.Router();
   router.use((_req, res, next) => {
     res.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-    // A shared store: the payment behind a link may have been made by another replica a moment ago.
-    if (ctx.store.isShared) ctx.store.refresh().then(() => next(), next);
-    else next();
+    // On a shared store the payment behind a link may have been made by another replica a moment ago.
+    ctx.store.refresh().then(() => next(), next);
   });
   router.use('/assets', express.static(ASSETS, { fallthrough: false, index: false }));
   router.use(express.urlencoded({ extended: false, limit: '20kb' }));

@@ -6,36 +6,10 @@ import { CLAIM_LEASE_MS } from './lease.js';
 import { migrate } from './migrations.js';
 import { describeUrl } from './store-url.js';
 import type { SyncLevel } from './sync-level.js';
+import type { SharedBooks, SharedBooksState, SharedJournal, JournalEntryText } from './sharing.js';
 import type { Change, SnapshotRecords, Undo } from './tables.js';
 
-/**
- * What a sandbox keeps beside the store's tables and shares between replicas
- * on PostgreSQL: the overrides and the notification faults, whole
- * (docs/decisions.md#d84-shared-store).
- */
-export interface SharedBooksState {
-  overrides: readonly object[];
-  faults: readonly object[];
-}
-
-/** How the store's owner lets the shared log read and put back the books it does not hold itself. */
-export interface SharedBooks {
-  /** the books as they are now */
-  capture(): SharedBooksState;
-  /** puts the books in place whole: another replica's change, or a batch taken back */
-  apply(state: SharedBooksState): void;
-}
-
-/** The journal as the shared log shares it (src/journal/journal.ts): entries other replicas recorded are received, a clear is applied. */
-export interface SharedJournal {
-  /** how many entries each replica keeps (`--journal-size`): the table keeps as many */
-  readonly capacity: number;
-  receive(entry: JournalEntryText): void;
-  clear(publicKey?: string): void;
-}
-
-/** A journal entry as the shared log carries it: the replica's kept form, parsed back from the table. */
-export type JournalEntryText = { id: number; publicKey?: string } & Record<string, unknown>;
+export type { JournalEntryText, SharedBooks, SharedBooksState, SharedJournal } from './sharing.js';
 
 /** What the shared log does to the store's tables, for a change another replica committed, and what it reads of them to fold the log. */
 export interface Replica {
@@ -226,9 +200,6 @@ export class SharedLog {
   get trouble(): Error | undefined {
     return this.closed ? new Error('the store is closed') : this.failure;
   }
-
-  /** Folds are the file store's: never troubled here. */
-  readonly foldTrouble = undefined;
 
   /** True inside a unit's work: the only time a change may be put. */
   get inUnit(): boolean {

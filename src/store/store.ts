@@ -1,29 +1,22 @@
 import type { Delivery, MerchantClock, WebhookEndpoint } from '../model/notifications.js';
 import type { Merchant } from '../model/records.js';
 import type { Order, Payment, StoredCard } from '../model/records.js';
-import { Disk } from './disk.js';
-import { StoreOpenError, StoreUnavailableError } from './errors.js';
-import { StoreLock } from './lock.js';
+import type { DeliveryClaim, StoreEngine } from './engine.js';
+import { StoreUnavailableError } from './errors.js';
+import { FileEngine } from './file-engine.js';
+import { MemoryEngine } from './memory-engine.js';
 import { changeProblem } from './schema.js';
-import { SnapshotFile } from './snapshot.js';
+import type { SharedBooks, SharedJournal } from './sharing.js';
 import type { SyncLevel } from './sync-level.js';
-import { DEFAULT_MAX_MERCHANTS, Tables, type Change, type MerchantRecord, type SnapshotRecords } from './tables.js';
-import { readLog, WriteAheadLog } from './write-ahead-log.js';
-import type { SharedBooks, SharedJournal, SharedLog } from './shared-log.js';
-import { describeUrl } from './store-url.js';
+import { DEFAULT_MAX_MERCHANTS, type Change, type MerchantRecord, type SnapshotRecords, type Tables } from './tables.js';
 
+export type { DeliveryClaim } from './engine.js';
 export { StoreOpenError, StoreUnavailableError } from './errors.js';
 export { SYNC_LEVELS, type SyncLevel } from './sync-level.js';
 export { DEFAULT_MAX_MERCHANTS, type Change, type MerchantRecord, type SnapshotRecords } from './tables.js';
-export type { SharedBooks, SharedBooksState, SharedJournal } from './shared-log.js';
+export type { SharedBooks, SharedBooksState, SharedJournal } from './sharing.js';
 
-/** What `Store.claim` answers: whether this replica may make the delivery's attempt, and until when (epoch ms) the claim holds. */
-export interface DeliveryClaim {
-  claimed: boolean;
-  untilMs: number;
-}
-
-/** Where the store keeps its state. */
+/** Where the store keeps its state: PostgreSQL with `url`, else the JSON file with `file`, else memory only. */
 export interface StoreOptions {
   /**
    * the snapshot file (JSON); the log sits beside it as `<file>.wal`, the log
@@ -61,7 +54,7 @@ export interface StoreOptions {
 
 /**
  * Whether the store can write now, for the health endpoint; `error` says
- * what the disk answered when it cannot. `snapshotError` says what the disk
+ * what the disk (or the database) answered when it cannot. `snapshotError` says what the disk
  * answered to the last folds of the log into the snapshot once several have
  * failed in a row: writes still work (the log holds them), but the log grows
  * and start-up slows until a fold gets through.
@@ -72,202 +65,200 @@ export interface StoreHealth {
   snapshotError?: string;
 }
 
+/** Told each change put, and `fromReplica`: true for a change another replica committed (PostgreSQL), read from the shared log. */
+type Watcher = (change: Change, fromReplica: boolean) => void;
+
 /**
- * The sandbox's state: in memory for reads, on disk for durability.
+ * The sandbox's state: in memory for reads, made durable by its engine
+ * (StoreEngine: memory, the JSON file, or PostgreSQL), chosen once by `open`.
+ * This face is the same on every engine; nobody outside src/store asks which one runs.
  *
- * Writers change the state in memory at once (so the next request sees it)
- * and then `await commit()`, which resolves once the change is in the
- * write-ahead log (and fdatasync'd, at `sync: 'full'`). Changes that arrive
- * together are appended in one write (group commit). Once the log holds as many changes
- * as the snapshot holds records (and at least `snapshotEvery`), it is set
- * aside and folded into a new snapshot in the background, while appends go
- * on in a new log (fold.ts). So a request pays for its own change, never for
+ * Writers change the state in memory at once (so the next request sees it),
+ * in a unit of work (`transaction`), which resolves once the changes are
+ * durable. On the file that is once they are in the write-ahead log (and
+ * fdatasync'd, at `sync: 'full'`); changes that arrive together are appended
+ * in one write (group commit), and the log is folded into a new snapshot in
+ * the background (fold.ts), so a request pays for its own change, never for
  * the number of payments stored (README, "Storage").
  *
  * Records are deep-frozen once put: a caller changes a record by putting a
- * new one. When the disk refuses a write, the refused changes are taken back
- * in memory, `commit()` rejects, and writes throw StoreUnavailableError until
- * the disk takes writes again; reads keep working throughout.
+ * new one. When the engine refuses a write, the refused changes are taken back
+ * in memory, the unit rejects with StoreUnavailableError, and so do writes until
+ * the engine takes writes again; reads keep working throughout.
  */
 export class Store {
   private closing: Promise<void> | undefined;
-  private readonly watchers: Array<(change: Change, fromReplica: boolean) => void> = [];
-
-  private shared: SharedLog | undefined;
+  private readonly tables: Tables;
 
   private constructor(
-    private readonly tables: Tables,
-    private readonly disk: Disk | undefined,
+    private readonly engine: StoreEngine,
+    private readonly watchers: Watcher[],
     /** the most merchants it takes (StoreOptions.maxMerchants) */
     readonly maxMerchants: number,
-    /** what opening the files found that a person should know (a folder other users can write to: README, "Security"); the sandbox shows them in its banner and log */
-    readonly warnings: readonly string[] = [],
-  ) {}
+  ) {
+    this.tables = engine.tables;
+  }
 
   /**
-   * Opens the store: takes the lock on the file, reads the snapshot, then
-   * replays the log set aside by a fold that did not end (if any) and the
-   * log, checking every record against its schema.
+   * Opens the store on its engine: PostgreSQL when `url` is given (connects,
+   * migrates, reads the shared log), the file when `file` is (takes the lock,
+   * reads the snapshot, replays the logs, checking every record against its
+   * schema), memory otherwise.
    * @throws StoreOpenError naming the file (and the log's line, or the pid
-   *   holding the lock) when it cannot be trusted; nothing is written then
-   *   and every file is left byte for byte as it was. RangeError for a
+   *   holding the lock) or the database (never its password) when it cannot be trusted or reached;
+   *   nothing is written then and every file is left byte for byte as it was. RangeError for a
    *   `maxMerchants` that is not an integer of at least 1, before any file is touched.
    */
   static async open(options: StoreOptions = {}): Promise<Store> {
     const tuning = { snapshotEvery: options.snapshotEvery ?? 10_000, retryEvery: options.retryEvery ?? 1_000, sync: options.sync ?? 'normal' };
     const maxMerchants = options.maxMerchants ?? DEFAULT_MAX_MERCHANTS;
     if (!Number.isInteger(maxMerchants) || maxMerchants < 1) throw new RangeError(`maxMerchants must be an integer of at least 1, not ${maxMerchants}`);
-    if (options.url !== undefined) return Store.openShared(options.url, maxMerchants, tuning.sync);
-    if (options.file === undefined) return new Store(new Tables(), undefined, maxMerchants);
-    const lock = await StoreLock.acquire(options.file);
-    try {
-      const snapshot = new SnapshotFile(options.file);
-      const tables = await snapshot.read();
-      const snapshotRecords = tables.size;
-      const aside = `${options.file}.wal.folding`;
-      // Changes the snapshot may hold already: replaying them is harmless (fold.ts).
-      const setAside = await readLog(aside);
-      for (const change of setAside.changes) tables.replay(change);
-      const { log, changes } = await WriteAheadLog.open(`${options.file}.wal`);
-      for (const change of changes) tables.replay(change);
-      const found = { snapshotRecords, setAside: setAside.found };
-      return new Store(tables, new Disk(tables, snapshot, log, lock, aside, tuning, found), maxMerchants, snapshot.warnings);
-    } catch (error) {
-      await lock.release();
-      throw error instanceof StoreOpenError ? error : new StoreOpenError(`cannot open the store file ${options.file}: ${(error as Error).message}`);
-    }
+    const watchers: Watcher[] = [];
+    let engine: StoreEngine;
+    if (options.url !== undefined) {
+      // pg and the migrations load only for a store on PostgreSQL, so a start on the file reads nothing more.
+      const { PostgresEngine } = await import('./postgres-engine.js');
+      engine = await PostgresEngine.open(options.url, tuning.sync, (change) => {
+        for (const watcher of watchers) watcher(change, true);
+      });
+    } else if (options.file !== undefined) engine = await FileEngine.open(options.file, tuning);
+    else engine = new MemoryEngine();
+    return new Store(engine, watchers, maxMerchants);
   }
 
-  // pg and the migrations load only for a store on PostgreSQL, so a start on the file reads nothing more.
-  private static async openShared(url: string, maxMerchants: number, sync: SyncLevel): Promise<Store> {
-    const { SharedLog } = await import('./shared-log.js');
-    const store = new Store(new Tables(), undefined, maxMerchants);
-    try {
-      store.shared = await SharedLog.open(url, { replay: (change) => store.replayShared(change), records: () => store.tables.records(), size: () => store.tables.size }, sync);
-    } catch (error) {
-      throw error instanceof StoreOpenError ? error : new StoreOpenError(`cannot open the store at ${describeUrl(url)}: ${(error as Error).message}`);
-    }
-    return store;
+  /** What opening the engine found that a person should know (a folder other users can write to: README, "Security"); the sandbox shows them in its banner and log. */
+  get warnings(): readonly string[] {
+    return this.engine.warnings;
   }
 
-  /** True when the state lives in memory only (`--in-memory`). */
+  /** True when nothing outlives the process (`--in-memory`); false on the file and PostgreSQL. */
   get inMemory(): boolean {
-    return this.disk === undefined && this.shared === undefined;
+    return !this.engine.durable;
   }
 
-  /** True when the state is kept in PostgreSQL and shared with other replicas (`--store postgres://...`). */
-  get isShared(): boolean {
-    return this.shared !== undefined;
+  /**
+   * True when this process serves every request the state has seen, so its
+   * journal saw them all (memory, the file); false on PostgreSQL, where other
+   * replicas serve requests too (docs/decisions.md#d84-shared-store).
+   */
+  get servesAlone(): boolean {
+    return this.engine.servesAlone;
+  }
+
+  /**
+   * True when a unit that rejects with StoreUnavailableError also had the
+   * overrides and faults put back by the store (PostgreSQL, through `shareBooks`);
+   * false on memory and the file, where whoever changed them in the unit puts them back.
+   */
+  get takesBackBooks(): boolean {
+    return this.engine.takesBackBooks;
+  }
+
+  /**
+   * The id this process's live events number on from (SandboxEvents.numberFrom): 0 on memory
+   * and the file; on PostgreSQL a start-time range of its own, so that an id one replica gave
+   * is answered `reload` by another.
+   */
+  eventNumberBase(): number {
+    return this.engine.eventNumberBase();
   }
 
   /**
    * Runs one unit of work: `work` reads the state and puts its changes,
    * synchronously; the promise resolves with what it returned once they are
-   * durable (docs/design.md, "Two stores"). On the file it runs at once and
-   * then commits, as a caller of `put*` and `commit()` always did. On
-   * PostgreSQL it runs in the next batch, after this replica has read every
-   * change other replicas committed, under the lock that makes replicas
-   * write one at a time.
-   * @throws what `work` threw (the changes it put before are kept, as on the file);
+   * durable (docs/design.md, "Two stores"). On memory and the file it runs at once and
+   * then commits. On PostgreSQL it runs in the next batch, after this replica
+   * has read every change other replicas committed, under the lock that makes
+   * replicas write one at a time.
+   * @throws what `work` threw (the changes it put before are kept, on every engine);
    *   StoreUnavailableError (rejects) when the changes could not be made durable: they were taken back
    */
   transaction<T>(work: () => T): Promise<T> {
-    if (this.shared) return this.shared.transaction(work);
-    try {
-      const value = work();
-      return this.commit().then(() => value);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return this.engine.transaction(work);
   }
 
   /**
    * Reads what other replicas committed since this one last read, so that a
    * read outside a unit (authentication, the control API, the pages) sees
-   * them; at once on the file.
+   * them; resolves at once on memory and the file, where there are no others.
    * @throws StoreUnavailableError (rejects) while the database does not answer
    */
   refresh(): Promise<void> {
-    return this.shared?.refresh() ?? Promise.resolve();
+    return this.engine.refresh();
   }
 
   /**
-   * Claims a delivery's next attempt for this replica (on PostgreSQL, a
-   * lease of CLAIM_LEASE_MS); always granted on the file, which one process holds.
+   * Claims a delivery's next attempt for this process: on PostgreSQL a
+   * lease of CLAIM_LEASE_MS, refused while another replica holds one; always
+   * granted, for ever, on memory and the file, which one process holds.
    * @throws StoreUnavailableError (rejects) while the database does not answer
    */
   claim(deliveryId: string): Promise<DeliveryClaim> {
-    return this.shared?.claim(deliveryId) ?? Promise.resolve({ claimed: true, untilMs: Number.POSITIVE_INFINITY });
+    return this.engine.claim(deliveryId);
   }
 
-  /** Lets go of this replica's claim once the attempt is recorded (nothing on the file). */
+  /** Lets go of this process's claim once the attempt is recorded (nothing to let go of on memory and the file). */
   unclaim(deliveryId: string): Promise<void> {
-    return this.shared?.unclaim(deliveryId) ?? Promise.resolve();
+    return this.engine.unclaim(deliveryId);
   }
 
   /**
-   * Shares the overrides and notification faults through the store on
-   * PostgreSQL: their changes are then made in units (`booksChanged`); a
-   * no-op on the file, where they stay in memory (docs/decisions.md#d26-in-memory-test-session).
+   * Hands the overrides and notification faults to the store. On PostgreSQL
+   * they are then shared: changed in units (`booksChanged`), logged whole;
+   * on memory and the file they stay the owner's, in memory (docs/decisions.md#d26-in-memory-test-session).
    */
   shareBooks(books: SharedBooks): void {
-    this.shared?.shareBooks(books);
+    this.engine.shareBooks(books);
   }
 
   /**
-   * Says that the running unit changed the overrides or the faults.
+   * Says that the running unit changed the overrides or the faults (nothing to do on memory and the file).
    * @throws Error on PostgreSQL when no unit is running
    */
   booksChanged(): void {
-    this.shared?.booksChanged();
+    this.engine.booksChanged();
   }
 
   /**
-   * Shares the journal through the store on PostgreSQL (its bounded shared
-   * part: docs/decisions.md#d84-shared-store); resolves once the newest
-   * entries are read. A no-op on the file, where the journal is the process's own.
+   * Hands the journal to the store. On PostgreSQL its bounded shared part
+   * (docs/decisions.md#d84-shared-store): resolves once the newest entries
+   * are read. At once on memory and the file, where the journal is the process's own.
    */
   shareJournal(journal: SharedJournal): Promise<void> {
-    return this.shared?.shareJournal(journal) ?? Promise.resolve();
+    return this.engine.shareJournal(journal);
   }
 
-  /** Sends one of this replica's journal entries, as its JSON text, to the others, off the answer's path (nothing on the file). */
+  /** Sends one of this process's journal entries, as its JSON text, to the other replicas, off the answer's path (none on memory and the file). */
   sendJournal(publicKey: string | undefined, text: string): void {
-    this.shared?.sendJournal(publicKey, text);
+    this.engine.sendJournal(publicKey, text);
   }
 
   /**
-   * Says, in the running unit, that the journal of one merchant or of all was cleared: every replica clears its own (nothing on the file).
+   * Says, in the running unit, that the journal of one merchant or of all was cleared: every replica clears its own (nothing to do on memory and the file).
    * @throws Error on PostgreSQL when no unit is running
    */
   journalCleared(publicKey?: string): void {
-    this.shared?.journalCleared(publicKey);
-  }
-
-  // A change another replica committed: applied as start-up's replay is, and told to the watchers as a change put here is.
-  private replayShared(change: Change): void {
-    this.tables.replay(change);
-    for (const watcher of this.watchers) watcher(change, true);
+    this.engine.journalCleared(publicKey);
   }
 
   /**
-   * Whether writes are taken now. Not writable: the disk refused the last
-   * write (the store tries it again every `retryEvery` ms), or the store is
-   * closed. Writable with a `snapshotError`: the folds of the log into the
-   * snapshot keep failing (tried again after `retryEvery` ms, then twice as
-   * long each time up to 64 times that).
+   * Whether writes are taken now. Not writable: the engine refused the last
+   * write (the file tries it again every `retryEvery` ms; PostgreSQL probes
+   * every second), or the store is closed. Writable with a `snapshotError`:
+   * the folds of the file's log into the snapshot keep failing (tried again
+   * after `retryEvery` ms, then twice as long each time up to 64 times that).
    */
   health(): StoreHealth {
     if (this.closing) return { writable: false, error: 'the store is closed' };
-    const error = this.disk?.trouble ?? this.shared?.trouble;
+    const error = this.engine.trouble;
     if (error) return { writable: false, error: error.message };
-    const snapshotError = this.disk?.foldTrouble;
+    const snapshotError = this.engine.snapshotTrouble;
     return snapshotError ? { writable: true, snapshotError: snapshotError.message } : { writable: true };
   }
 
-  /** The disk's error while the store cannot write, else undefined; `health()` says the same for the health endpoint. */
+  /** The engine's error while the store cannot write, else undefined (never on memory); `health()` says the same for the health endpoint. */
   get failed(): Error | undefined {
-    return this.disk?.trouble ?? this.shared?.trouble;
+    return this.engine.trouble;
   }
 
   /** The merchant with this public key, if the sandbox has seen it, and whether a reset released it. */
@@ -455,32 +446,31 @@ export class Store {
   }
 
   /**
-   * Resolves once every change made so far is on disk (at once in memory, and
+   * Resolves once every change made so far is durable: at once in memory, and
    * at once when nothing changed, so that a request that only read is
-   * answered while the disk refuses writes). Call it right after the changes:
+   * answered while the disk refuses writes. Call it right after the changes:
    * their write, and its failure, are what it reports.
-   * @throws StoreUnavailableError (rejects) when the disk refused the write:
-   *   the changes not yet on disk were taken back in memory
+   * @throws StoreUnavailableError (rejects) when the engine refused the write:
+   *   the changes not yet durable were taken back in memory
    */
   commit(): Promise<void> {
-    return this.disk?.commit() ?? this.shared?.commit() ?? Promise.resolve();
+    return this.engine.commit();
   }
 
   /**
-   * Writes what is pending, waits for a fold under way, writes a last
-   * snapshot, closes the files and gives up the lock.
-   * @throws StoreUnavailableError (rejects) when the last snapshot could not be
+   * Makes what is pending durable and closes the engine: on the file, waits for
+   * a fold under way, writes a last snapshot, closes the files and gives up
+   * the lock; on PostgreSQL, closes the connections.
+   * @throws StoreUnavailableError (rejects) when the file's last snapshot could not be
    *   written; the files are closed all the same, and the logs hold every acknowledged change
    */
   close(): Promise<void> {
-    return (this.closing ??= this.disk?.close() ?? this.shared?.close() ?? Promise.resolve());
+    return (this.closing ??= this.engine.close());
   }
 
   private change(change: Change): void {
     if (this.closing) throw new StoreUnavailableError(new Error('the store is closed'));
-    const trouble = this.disk?.trouble;
-    if (trouble) throw new StoreUnavailableError(trouble);
-    if (this.shared && !this.shared.inUnit) throw new Error(`a ${change.kind} change was put outside a unit of work (Store.transaction)`);
+    this.engine.admit(change);
     // A record the schema refuses would make the store refuse to start next time: refuse it now.
     const problem = changeProblem(change);
     if (problem) throw new TypeError(`the ${change.kind} cannot be stored: ${problem}`);
@@ -488,22 +478,19 @@ export class Store {
     if (change.kind === 'merchant' && !this.hasRoomForMerchant() && this.tables.merchant(change.merchant.publicKey) === undefined) {
       throw new RangeError(`the merchant cannot be stored: the store keeps at most ${this.maxMerchants} merchants`);
     }
-    const newPayment = this.shared && change.kind === 'payment' && this.tables.payment(change.payment.publicKey, change.payment.paymentReference) === undefined;
-    const undo = this.tables.apply(change);
-    this.disk?.queue(change, undo);
-    this.shared?.queue(change, undo, newPayment ? { publicKey: change.payment.publicKey, paymentReference: change.payment.paymentReference } : undefined);
+    this.engine.put(change);
     for (const watcher of this.watchers) watcher(change, false);
   }
 
   /**
    * Calls `watcher` after each change is put (not for what start-up
-   * replays): how the agenda learns what falls due. A change the disk then
+   * replays): how the agenda learns what falls due. A change the engine then
    * refuses is taken back without a call; watchers check what they find
    * against the store when they act.
    * @param watcher told each change, and `fromReplica`: true for a change another replica committed (on PostgreSQL), read from the shared log
    * @returns what stops the calls
    */
-  watch(watcher: (change: Change, fromReplica: boolean) => void): () => void {
+  watch(watcher: Watcher): () => void {
     this.watchers.push(watcher);
     return () => {
       const at = this.watchers.indexOf(watcher);

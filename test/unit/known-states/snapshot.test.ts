@@ -112,6 +112,25 @@ describe('a snapshot', () => {
     expect(due.some((item) => item.kind === 'delivery')).toBe(true);
   });
 
+  it('loaded into a new sandbox, makes its next deliveries after those it brought', async () => {
+    const first = await started();
+    await richState(first.api, first.control);
+    const taken = await first.control.send('GET', '/snapshot');
+    const second = await started();
+    expect((await second.control.send('PUT', '/snapshot', { body: taken.body })).status).toBe(200);
+    const other = await second.api.merchant();
+    expect((await second.control.send('PUT', `/webhooks/${other.publicKey}`, { body: { url: 'http://127.0.0.1:9/webhook' } })).status).toBe(200);
+    expect((await second.control.send('POST', `/webhooks/${other.publicKey}/faults`, { body: { kind: 'late', delay: 'PT2H' } })).status).toBe(201);
+    const made = await second.api.as(other, 'POST', '/payments/initiates', accountPayment({ paymentReference: freshReference() }));
+    await second.api.as(other, 'POST', '/payments/validate', { linkingReference: made.body.data.payments.linkingReference, otp: '123456' });
+    // The sequence orders deliveries across merchants (GET /webhooks/deliveries): the one made now comes after every one the snapshot brought.
+    const brought = (taken.body.deliveries as Array<{ sequence: number }>).map((delivery) => delivery.sequence);
+    expect(brought.length).toBeGreaterThan(0);
+    const mine = (await second.control.send('GET', '/webhooks/deliveries', { query: { publicKey: other.publicKey } })).body.deliveries as Array<{ sequence: number }>;
+    expect(mine).toHaveLength(1);
+    expect(mine[0]!.sequence).toBeGreaterThan(Math.max(...brought));
+  });
+
   it('of one merchant holds that merchant alone, and loads over that merchant without touching another', async () => {
     const { api, control } = await started();
     const a = await richState(api, control);
