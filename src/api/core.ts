@@ -1,4 +1,5 @@
 import cors from 'cors';
+import { API_BASE } from '../model/bases.js';
 import { declaresJson } from '../guards/media-type.js';
 import { carriesBody, foreignOrigin, UNSAFE_METHODS } from '../guards/origin.js';
 import type { Journal } from '../journal/journal.js';
@@ -47,8 +48,7 @@ export interface ApiDependencies {
   cors?: boolean;
 }
 
-/** The base path of the Payments API (spec, Conventions: `{base_url}` ends in `/api/v2`). */
-export const API_BASE = '/api/v2';
+export { API_BASE };
 
 /** The headers a browser client may read: the sandbox's own, which say how a request was answered. */
 export const EXPOSED_HEADERS = ['X-Sandbox-Scenario', 'X-Sandbox-Warnings', 'X-Sandbox-Reason', 'X-Sandbox-Detail', 'X-Sandbox-Delay'];

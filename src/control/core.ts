@@ -6,6 +6,7 @@ import { ApiError, inputError } from '../errors.js';
 import type { EventSink } from '../events/source.js';
 import { hostRefusal, type AllowedHosts } from '../guards/host.js';
 import type { ControlOperationId } from '../model/operations.js';
+import { CONTROL_BASE } from '../model/bases.js';
 import { checkRequest, requestToCheck } from '../validation/check-request.js';
 import { operationId, type HttpOperation } from '../validation/operations.js';
 import { readControlBody } from './body.js';
@@ -15,8 +16,7 @@ import { controlTokenCheck, foreignRequestRefusal } from './guards.js';
 import type { ControlAnswer, ControlInput, ControlOperation } from './operation.js';
 import { CONTROL_OPERATIONS } from './registry.js';
 
-/** The base path of the control API. */
-export const CONTROL_BASE = '/__sandbox';
+export { CONTROL_BASE };
 
 /** One control request as a transport hands it to the core: node's HTTP server (listener.ts), `Sandbox.handle()` or a fixtures step. */
 export interface ControlRequest {

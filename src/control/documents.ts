@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { API_BASE, CONTROL_BASE } from '../model/bases.js';
 import { STEPS, STEPS_MARKER } from '../model/operations.js';
 
 /** The OpenAPI documents the control API serves, by name: the files shipped in openapi/. */
@@ -8,7 +9,7 @@ export interface ServedDocuments {
 }
 
 /** Where each document's API lives under the sandbox's base URL. */
-const MOUNTS: Record<keyof ServedDocuments, string> = { 'payments-api': '/api/v2', 'control-api': '/__sandbox' };
+const MOUNTS: Record<keyof ServedDocuments, string> = { 'payments-api': API_BASE, 'control-api': CONTROL_BASE };
 
 /**
  * The paths under the control base that serve the documents, which ask for

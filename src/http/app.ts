@@ -1,5 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { RequestListener } from 'node:http';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { notFound } from '../errors.js';
 import type { ControlDependencies } from '../control/context.js';
 import { CONTROL_BASE, controlCore, type ControlCore } from '../control/core.js';
@@ -68,6 +70,8 @@ export function createApp(deps: AppDependencies): SandboxApp {
     `${CONTROL_BASE}/dashboard`,
     onFirstUse(async () => {
       const { ASSETS } = await import('../pages/router.js');
+      // The dashboard's addresses are defined once, in the module its router runs in the browser.
+      const { viewOf } = (await import(pathToFileURL(join(ASSETS, 'dashboard', 'views.js')).href)) as { viewOf: (path: string) => object | undefined };
       return (req, res, next) => {
         if (req.method !== 'GET' && req.method !== 'HEAD') return next();
         // Without its slash the address names no view: the overview's, its query kept.
@@ -75,7 +79,7 @@ export function createApp(deps: AppDependencies): SandboxApp {
         if (!path!.endsWith('/') && req.path === '/') return res.redirect(303, `${CONTROL_BASE}/dashboard/${search ? `?${search}` : ''}`);
         res.set('Content-Security-Policy', DASHBOARD_POLICY);
         res.set('Cache-Control', 'no-store');
-        res.status(isDashboardView(req.path) ? 200 : 404).sendFile('dashboard.html', { root: ASSETS });
+        res.status(viewOf(req.path.slice(1)) ? 200 : 404).sendFile('dashboard.html', { root: ASSETS });
       };
     }),
   );
@@ -113,22 +117,6 @@ const CONTROL_TARGET = /^\/__sandbox(?!\/(?:dashboard|docs)(?:[/?#]|$))(?=\/[^?#
 
 // Everything the dashboard loads comes from the sandbox itself; no inline script or style.
 const DASHBOARD_POLICY = "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
-
-/** The first segments of the dashboard's views (`/__sandbox/dashboard/<segment>/...`); `''` is the overview. */
-const DASHBOARD_VIEWS = new Set(['', 'merchants', 'notifications', 'clock', 'scenarios', 'journal']);
-
-/**
- * Whether a path below `/__sandbox/dashboard` names one of the dashboard's
- * views: the overview (`/`), `/merchants/{publicKey}` and its payments'
- * stories, `/notifications`, `/clock`, `/scenarios`, `/journal`.
- */
-function isDashboardView(path: string): boolean {
-  const segments = path.split('/').slice(1);
-  if (!DASHBOARD_VIEWS.has(segments[0] ?? '')) return false;
-  if (segments[0] !== 'merchants') return segments.length === 1 || (segments.length === 2 && segments[1] === '');
-  // merchants/{publicKey} or merchants/{publicKey}/payments/{paymentReference}
-  return (segments.length === 2 && segments[1] !== '') || (segments.length === 4 && segments[2] === 'payments' && segments[3] !== '');
-}
 
 // The pages and the dashboard are for browsers, which come later if at all: built on the first request
 // for them rather than at start-up, which CI jobs wait for.

@@ -6,6 +6,8 @@
  * `${id.json.path}`, as Stripe's fixtures do (docs/decisions.md#d76-fixtures).
  */
 
+import { API_BASE, CONTROL_BASE } from '../model/bases.js';
+
 /** The key pair a step authenticates as. */
 export interface FixtureKeyPair {
   publicKey: string;
@@ -97,9 +99,6 @@ export interface FixtureRunnerDependencies {
   wholeState: (method: string, path: string) => boolean;
 }
 
-/** The Payments API's base and the control API's, below which the steps' paths are. */
-const API_BASE = '/api/v2';
-const CONTROL_BASE = '/__sandbox';
 
 /** `${id.json.path}`: an id, then dot-separated keys or indexes of its answer. */
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_-]{0,63})((?:\.[^.}\s]+)*)\}/g;

@@ -11,6 +11,7 @@ import * as clock from './clock.js';
 import * as scenarios from './scenarios.js';
 import * as journal from './journal.js';
 import * as notFound from './not-found.js';
+import { viewOf } from './views.js';
 
 const main = document.getElementById('view');
 const notice = document.getElementById('notice');
@@ -18,23 +19,14 @@ nav.notice = (text) => { notice.textContent = text; };
 
 /**
  * The view an address names and its parameters: `[view module, {publicKey?, paymentReference?}]`.
- * An address naming no view is the not-found view.
+ * An address naming no view (views.js, viewOf) is the not-found view.
  */
 function resolve(pathname) {
-  if (!pathname.startsWith(BASE)) return [notFound, {}];
-  const segments = pathname.slice(BASE.length).split('/');
-  let decoded;
-  try { decoded = segments.map(decodeURIComponent); } catch { return [notFound, {}]; }
-  const [first, second, third, fourth] = decoded;
-  const simple = { '': overview, notifications, clock, scenarios, journal };
-  if (segments.length === 1 && first in simple) return [simple[first], {}];
-  if (segments.length === 2 && second === '' && first in simple && first !== '') return [simple[first], {}];
-  if (first === 'merchants' && second) {
-    if (segments.length === 2) return [merchant, { publicKey: second }];
-    if (segments.length === 4 && third === 'payments' && fourth) return [payment, { publicKey: second, paymentReference: fourth }];
-  }
-  return [notFound, {}];
+  const found = pathname.startsWith(BASE) ? viewOf(pathname.slice(BASE.length)) : undefined;
+  return found ? [MODULES[found.view], found.params] : [notFound, {}];
 }
+
+const MODULES = { overview, merchant, payment, notifications, clock, scenarios, journal };
 
 // The view on show: its module, its address's path and what mount() gave back ({load, touches}).
 let current;
