@@ -125,9 +125,11 @@ export interface Sandbox {
   /**
    * Serves one request in process, without a socket, as the listener would
    * have answered it (src/http/handle.ts): a Payments API target straight to
-   * the API's core (src/api/handle.ts), the control API and the pages
-   * through the express app; journalled and logged the same way, a Payments
-   * API request once answered. Works whether the sandbox listens or not. A
+   * the API's core (src/api/handle.ts), a control API target straight to
+   * its core (src/control/core.ts; the live event stream, which never ends,
+   * is refused), the pages through the express app over an HTTP connection
+   * in memory; journalled and logged the same way, a Payments API request
+   * once answered. Works whether the sandbox listens or not. A
    * request without `Host` is sent with the host of `url`, one with a body
    * but no Content-Length with its length. The rule's delay is waited; a
    * fault resolves with `fault` and status 0, a `hang` at once (journalled
