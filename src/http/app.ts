@@ -4,6 +4,7 @@ import { notFound } from '../errors.js';
 import { controlRouter, type ControlDependencies } from '../control/router.js';
 import { API_BASE, API_BASES, isApiTarget, paymentsApi, type ApiDependencies } from '../api/core.js';
 import { hostGuard } from '../guards/host.js';
+import { mcpEndpoint } from '../mcp/http-endpoint.js';
 import { apiListener } from './api-listener.js';
 import type { HungConnections } from './faults.js';
 import { socketlessHandler, type SandboxAnswer, type SandboxRequest } from './handle.js';
@@ -78,6 +79,8 @@ export function createApp(deps: AppDependencies): SandboxApp {
   );
   // The API reference is static too: Swagger UI in the browser, reading the documents the control API serves.
   app.use(`${CONTROL_BASE}/docs`, onFirstUse(async () => (await import('../pages/reference.js')).referenceRouter()));
+  // MCP over Streamable HTTP (README, "Agents"): the control operations as tools, behind the control API's guards.
+  app.all(`${CONTROL_BASE}/mcp`, mcpEndpoint({ ...deps, handle: (request) => handle(request) }));
   app.use(CONTROL_BASE, controlRouter(deps));
   app.use(
     '/pages',
