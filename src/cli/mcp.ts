@@ -1,0 +1,58 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CONTROL_API_DOCUMENT, startSandbox } from '../index.js';
+import { bridgeTools } from '../mcp/bridge.js';
+import { sandboxTools, type SandboxTools } from '../mcp/sandbox-tools.js';
+import { mcpServer } from '../mcp/server.js';
+
+/** What `payments-sandbox mcp` is given. */
+export interface McpCommandOptions {
+  /** a running sandbox's origin: its tools are bridged; absent: a sandbox in memory in this process */
+  url?: string;
+  /** the sandbox's control token: sent to the running one, or required by the one in memory */
+  controlToken?: string;
+  /** the seed of the sandbox in memory */
+  seed?: string;
+  /** fixtures documents the sandbox in memory loads at start */
+  fixtures?: string[];
+}
+
+/**
+ * `payments-sandbox mcp` (README, "Agents"): MCP on stdin and stdout, for a
+ * coding agent that starts it. Without `url`, a sandbox in memory in this
+ * process (`listen: false`: no port), whose tools run beside its store; with
+ * `url`, a bridge to that sandbox's `/__sandbox/mcp`. Nothing but MCP is
+ * written on stdout: the sandbox logs nothing. It ends when stdin ends (the
+ * client's way to stop a stdio server), or on SIGINT or SIGTERM, closing the
+ * sandbox first.
+ * @throws Error naming the problem when the sandbox cannot start or be reached
+ */
+export async function serveMcp(options: McpCommandOptions): Promise<void> {
+  let tools: Pick<SandboxTools, 'list' | 'call'>;
+  let close: () => Promise<void>;
+  if (options.url !== undefined) {
+    const bridged = await bridgeTools(options.url, options.controlToken);
+    tools = bridged;
+    close = () => bridged.close();
+  } else {
+    const started = await startSandbox({ listen: false, logLevel: 'silent', seed: options.seed, fixtures: options.fixtures, controlToken: options.controlToken });
+    tools = sandboxTools({
+      controlDocument: CONTROL_API_DOCUMENT,
+      handle: started.handle,
+      secretKeyOf: (publicKey) => started.store.merchant(publicKey)?.secretKey,
+      controlToken: options.controlToken,
+    });
+    close = () => started.close();
+  }
+  const server = mcpServer(tools);
+  let ending: Promise<void> | undefined;
+  const end = () =>
+    (ending ??= (async () => {
+      await server.close().catch(() => undefined);
+      await close();
+      process.exit(0);
+    })());
+  process.stdin.once('end', end);
+  process.once('SIGINT', end);
+  process.once('SIGTERM', end);
+  await server.connect(new StdioServerTransport());
+}
