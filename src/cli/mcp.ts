@@ -1,5 +1,5 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CONTROL_API_DOCUMENT, startSandbox } from '../index.js';
+import { CONTROL_API_DOCUMENT, startSandbox, type Sandbox } from '../index.js';
 import { bridgeTools } from '../mcp/bridge.js';
 import { sandboxTools, type SandboxTools } from '../mcp/sandbox-tools.js';
 import { mcpServer } from '../mcp/server.js';
@@ -35,12 +35,7 @@ export async function serveMcp(options: McpCommandOptions): Promise<void> {
     close = () => bridged.close();
   } else {
     const started = await startSandbox({ listen: false, logLevel: 'silent', seed: options.seed, fixtures: options.fixtures, controlToken: options.controlToken });
-    tools = sandboxTools({
-      controlDocument: CONTROL_API_DOCUMENT,
-      handle: started.handle,
-      secretKeyOf: (publicKey) => started.store.merchant(publicKey)?.secretKey,
-      controlToken: options.controlToken,
-    });
+    tools = toolsOf(started, options.controlToken);
     close = () => started.close();
   }
   const server = mcpServer(tools);
@@ -55,4 +50,18 @@ export async function serveMcp(options: McpCommandOptions): Promise<void> {
   process.once('SIGINT', end);
   process.once('SIGTERM', end);
   await server.connect(new StdioServerTransport());
+}
+
+/**
+ * The MCP tools of a sandbox started in this process, run beside its store:
+ * its `handle()`, and the secret keys its store holds.
+ * @param controlToken the control token it was started with, if any
+ */
+export function toolsOf(sandbox: Sandbox, controlToken?: string): SandboxTools {
+  return sandboxTools({
+    controlDocument: CONTROL_API_DOCUMENT,
+    handle: sandbox.handle,
+    secretKeyOf: (publicKey) => sandbox.store.merchant(publicKey)?.secretKey,
+    controlToken,
+  });
 }

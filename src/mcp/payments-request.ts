@@ -51,8 +51,10 @@ export interface PaymentsApiAccess {
 
 /**
  * The runner of paymentsApiRequest, with its own cache of bearer tokens by
- * public key (a token never expires: docs/decisions.md#d03-bearer-tokens; a
- * 401 all the same, after a reset, exchanges the keys again once).
+ * public key, each kept with the secret key it was exchanged for (a token
+ * never expires: docs/decisions.md#d03-bearer-tokens). A 401 to a kept token
+ * (its merchant forgotten since, by a snapshot loaded without it) exchanges
+ * the keys once more, which makes the merchant known again, and sends again.
  * @returns a function from the tool's arguments to its result; it rejects only when the sandbox itself fails
  */
 export function paymentsApiRequester(access: PaymentsApiAccess): (args: Record<string, unknown>) => Promise<CallToolResult> {
@@ -87,7 +89,7 @@ export function paymentsApiRequester(access: PaymentsApiAccess): (args: Record<s
         token = exchanged;
       }
       const answer = await access.handle(json(method, target, args.body, token));
-      // A token the sandbox no longer knows (its merchant released by a reset): exchange the keys once more.
+      // A kept token of a merchant the sandbox no longer knows: exchange the keys once more.
       if (answer.status === 401 && attempt === 0 && cached !== undefined) {
         tokens.delete(publicKey);
         cached = undefined;

@@ -3,7 +3,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import { listeningSandbox } from '../support/sandbox.js';
-import { agentFlow, expectedToolNames } from './agent-flow.js';
+import { expectedToolNames } from '../support/mcp.js';
+import { agentFlow } from './agent-flow.js';
 
 /**
  * `/__sandbox/mcp` (README, "Agents"): MCP over Streamable HTTP on a running

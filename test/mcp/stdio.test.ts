@@ -5,7 +5,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import { BIN, cleanEnv, EXIT_WITHIN, ROOT, run, stopAll, TIMEOUT, within } from '../support/process.js';
 import { listeningSandbox } from '../support/sandbox.js';
-import { agentFlow, answer, expectedToolNames, freshMerchant } from './agent-flow.js';
+import { answer, expectedToolNames, freshMerchant } from '../support/mcp.js';
+import { agentFlow } from './agent-flow.js';
 
 /**
  * `payments-sandbox mcp` (README, "Agents"): the built executable as a coding
