@@ -3,6 +3,7 @@ import { CONTROL_API_DOCUMENT, startSandbox, type Sandbox } from '../index.js';
 import { bridgeTools } from '../mcp/bridge.js';
 import { sandboxTools, type SandboxTools } from '../mcp/sandbox-tools.js';
 import { mcpServer } from '../mcp/server.js';
+import { closesWithParent, watchParent } from './parent-watch.js';
 
 /** What `payments-sandbox mcp` is given. */
 export interface McpCommandOptions {
@@ -22,8 +23,8 @@ export interface McpCommandOptions {
  * process (`listen: false`: no port), whose tools run beside its store; with
  * `url`, a bridge to that sandbox's `/__sandbox/mcp`. Nothing but MCP is
  * written on stdout: the sandbox logs nothing. It ends when stdin ends (the
- * client's way to stop a stdio server), or on SIGINT or SIGTERM, closing the
- * sandbox first.
+ * client's way to stop a stdio server), on SIGINT or SIGTERM, or under npx
+ * when its launcher exits, closing the sandbox first.
  * @throws Error naming the problem when the sandbox cannot start or be reached
  */
 export async function serveMcp(options: McpCommandOptions): Promise<void> {
@@ -49,6 +50,8 @@ export async function serveMcp(options: McpCommandOptions): Promise<void> {
   process.stdin.once('end', end);
   process.once('SIGINT', end);
   process.once('SIGTERM', end);
+  // Under npx, a stop the launcher does not pass on (docs/decisions.md#d69-close-with-npm-exec).
+  if (closesWithParent(process.env, process.ppid)) watchParent(end);
   await server.connect(new StdioServerTransport());
 }
 
