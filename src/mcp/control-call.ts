@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { SandboxAnswer, SandboxRequest } from '../http/handle.js';
+import type { SandboxAnswer, SandboxRequest } from '../api/handle.js';
 import type { ControlTool } from './control-tools.js';
 import { answerResult, bodyOf, errorResult } from './tool-results.js';
 

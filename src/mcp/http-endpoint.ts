@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { controlToken, sameOriginJson } from '../control/guards.js';
-import type { SandboxAnswer, SandboxRequest } from '../http/handle.js';
+import type { SandboxAnswer, SandboxRequest } from '../api/handle.js';
 import type { SandboxTools } from './sandbox-tools.js';
 
 /** What the endpoint needs of the sandbox that serves it. */

@@ -1,6 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { API_BASE } from '../api/core.js';
-import type { SandboxAnswer, SandboxRequest } from '../http/handle.js';
+import type { SandboxAnswer, SandboxRequest } from '../api/handle.js';
 import { answerResult, bodyOf, errorResult } from './tool-results.js';
 
 /** The tool's name: one Payments API request as a merchant. */

@@ -1,5 +1,5 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { SandboxAnswer, SandboxRequest } from '../http/handle.js';
+import type { SandboxAnswer, SandboxRequest } from '../api/handle.js';
 import { controlRequestOf, controlResult } from './control-call.js';
 import { controlTools, readControlDocument, type ControlTool } from './control-tools.js';
 import { PAYMENTS_API_REQUEST, paymentsApiRequester, paymentsApiRequestTool } from './payments-request.js';
