@@ -37,6 +37,7 @@ Examples:
   $ payments-sandbox trigger transaction --reference SBREF-1       # send a payment's event now
   $ payments-sandbox --fixtures examples/fixtures/merchant-day.yaml   # start from a known state; POST /__sandbox/reset returns to it
   $ payments-sandbox snapshot save state.json     # the running sandbox's state, to load later with --snapshot or snapshot load
+  $ payments-sandbox mcp                          # MCP on stdio for a coding agent, with a sandbox in memory; --url http://127.0.0.1:4010 for a running one
 `;
 
 interface Flags {
@@ -223,6 +224,26 @@ export function program(): Command {
         }
       });
   }
+  command
+    .command('mcp')
+    .description('serve MCP (Model Context Protocol) on stdin and stdout, for a coding agent: a sandbox in memory in this process, or the running one at --url')
+    .addOption(new Option('--url <origin>', 'drive the sandbox running there (its /__sandbox/mcp) instead of one in memory').argParser(httpUrl))
+    .addOption(new Option('--control-token <token>', "the sandbox's control token").env('SANDBOX_CONTROL_TOKEN'))
+    .addOption(new Option('--seed <seed>', 'seed of the sandbox in memory').env('SANDBOX_SEED'))
+    .addOption(new Option('--fixtures <file>', 'a fixtures document the sandbox in memory loads at start (repeatable)').env('SANDBOX_FIXTURES').argParser(paths))
+    .action(async (flags: { url?: string; controlToken?: string; seed?: string; fixtures?: string[] }, mcp: Command) => {
+      // Given on the command line they would be ignored without a word; from the environment, they are defaults.
+      const inMemoryOnly = ['seed', 'fixtures'].filter((key) => mcp.getOptionValueSource(key) === 'cli');
+      if (flags.url !== undefined && inMemoryOnly.length > 0) fail(`--${inMemoryOnly.join(' and --')} ${inMemoryOnly.length === 1 ? 'is' : 'are'} for a sandbox in memory: leave ${inMemoryOnly.length === 1 ? 'it' : 'them'} out with --url`, REFUSED);
+      // stdout carries MCP's messages alone: anything else printed there would break the protocol.
+      console.log = console.error;
+      const [{ serveMcp }, { KnownStateError }] = await Promise.all([import('./mcp.js'), import('../index.js')]);
+      try {
+        await serveMcp({ url: flags.url, controlToken: flags.controlToken || undefined, seed: flags.seed, fixtures: flags.fixtures?.map((file) => resolve(file)) });
+      } catch (error) {
+        fail((error as Error).message, error instanceof KnownStateError ? REFUSED : 1);
+      }
+    });
   command
     .command('ca')
     .description("print the local CA certificate's path, creating the CA if needed (for NODE_EXTRA_CA_CERTS=$(payments-sandbox ca))")

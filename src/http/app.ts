@@ -7,6 +7,7 @@ import type { ControlDependencies } from '../control/context.js';
 import { CONTROL_BASE, controlCore, type ControlCore } from '../control/core.js';
 import { API_BASE, API_BASES, isApiTarget, paymentsApi, type ApiDependencies } from '../api/core.js';
 import { hostGuard } from '../guards/host.js';
+import { mcpEndpoint } from '../mcp/http-endpoint.js';
 import { apiListener } from './api-listener.js';
 import type { HungConnections } from './faults.js';
 import { socketlessHandler, type SandboxAnswer, type SandboxRequest } from './handle.js';
@@ -85,6 +86,8 @@ export function createApp(deps: AppDependencies): SandboxApp {
   );
   // The API reference is static too: Swagger UI in the browser, reading the documents the control API serves.
   app.use(`${CONTROL_BASE}/docs`, onFirstUse(async () => (await import('../pages/reference.js')).referenceRouter()));
+  // MCP over Streamable HTTP (README, "Agents"): the control operations as tools, behind the control API's guards.
+  app.all(`${CONTROL_BASE}/mcp`, mcpEndpoint({ ...deps, handle: (request) => handle(request) }));
   app.use(CONTROL_BASE, controlListener(control));
   app.use(
     '/pages',
@@ -106,14 +109,14 @@ export function createApp(deps: AppDependencies): SandboxApp {
 /**
  * The target below the control base of a request the control core serves,
  * as express's mount finds it (in any case): any below `/__sandbox/` but the
- * dashboard's and the API reference's, which express serves.
+ * dashboard's, the API reference's and the MCP endpoint's, which express serves.
  */
 function controlTarget(url: string): string | undefined {
   const found = CONTROL_TARGET.exec(url);
   return found ? url.slice(CONTROL_BASE.length) : undefined;
 }
 
-const CONTROL_TARGET = /^\/__sandbox(?!\/(?:dashboard|docs)(?:[/?#]|$))(?=\/[^?#])/i;
+const CONTROL_TARGET = /^\/__sandbox(?!\/(?:dashboard|docs|mcp)(?:[/?#]|$))(?=\/[^?#])/i;
 
 // Everything the dashboard loads comes from the sandbox itself; no inline script or style.
 const DASHBOARD_POLICY = "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";

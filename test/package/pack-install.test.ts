@@ -109,5 +109,26 @@ describe('the packed package', () => {
       // npx starts the sandbox as its child: the whole group goes.
       process.kill(-child.pid!, 'SIGTERM');
     }
+
+    // The one line of an agent's configuration (README, "Agents"): MCP on stdio from the installed package, ended by closing its stdin.
+    const mcp = spawn('npx', ['--no-install', 'payments-sandbox', 'mcp'], { cwd: consumer, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    try {
+      let out = '';
+      mcp.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+      const exited = new Promise<number | null>((done) => mcp.once('exit', (code) => done(code)));
+      const send = (message: object) => mcp.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+      send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'packed', version: '1' } } });
+      send({ method: 'notifications/initialized' });
+      send({ id: 2, method: 'tools/list' });
+      const answered = new Promise<void>((done) => mcp.stdout.on('data', () => out.split('\n').filter(Boolean).length >= 2 && done()));
+      await within(answered, 30_000, 'the answers of npx payments-sandbox mcp');
+      const [initialized, listed] = out.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+      expect(initialized).toMatchObject({ id: 1, result: { serverInfo: { name: 'payments-sandbox' } } });
+      expect(listed.result.tools.map((tool: { name: string }) => tool.name)).toEqual(expect.arrayContaining(['advanceClock', 'setWebhook', 'paymentsApiRequest']));
+      mcp.stdin.end();
+      expect(await within(exited, 10_000, 'npx payments-sandbox mcp to exit once its stdin ended')).toBe(0);
+    } finally {
+      if (mcp.exitCode === null) process.kill(-mcp.pid!, 'SIGTERM');
+    }
   });
 });
