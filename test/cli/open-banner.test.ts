@@ -2,13 +2,13 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isLoopback } from '../../src/index.js';
 import { banner, run, stopAll, TIMEOUT } from '../support/process.js';
 
 /**
  * A sandbox listening beyond loopback without a control token says so, in its
  * start-up banner and in its log (README, "Security"); with a token, or on
- * loopback, it says nothing of the kind.
+ * loopback, it says nothing of the kind. Which addresses are loopback:
+ * test/unit/http/listener-options.test.ts.
  */
 
 afterEach(() => stopAll());
@@ -71,12 +71,5 @@ describe('no warning', () => {
     const { text } = await banner(started);
     expect(text).not.toContain('WARNING');
     expect(text).not.toMatch(OPEN);
-  });
-});
-
-describe('isLoopback', () => {
-  it('knows the addresses only this machine reaches from the rest', () => {
-    for (const address of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1']) expect(isLoopback(address), address).toBe(true);
-    for (const address of ['0.0.0.0', '::', '192.168.1.20', '10.0.0.1', '::ffff:10.0.0.1', 'fe80::1', '128.0.0.1']) expect(isLoopback(address), address).toBe(false);
   });
 });

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, sampleKeyPair, startSandbox, type Sandbox } from '../../src/index.js';
+import { sampleKeyPair, startSandbox, type Sandbox } from '../../src/index.js';
 import { banner, run, stopAll, TIMEOUT, within } from '../support/process.js';
 
 /**
@@ -13,6 +13,7 @@ import { banner, run, stopAll, TIMEOUT, within } from '../support/process.js';
  * is answered 408 in the spec's error body, a request in hand and keep-alive
  * clients are left alone, and connections beyond the cap are closed while the
  * sandbox keeps serving. Real sockets on 127.0.0.1, bounded in count and time.
+ * Their defaults, and the bounds refused at start: test/unit/http/listener-options.test.ts.
  */
 
 const sandboxes: Sandbox[] = [];
@@ -175,12 +176,6 @@ describe('a cap of 20 connections', () => {
 });
 
 describe('the bounds as options', () => {
-  it('default to 30 s and 2000, and refuse a bound that is no positive number', async () => {
-    expect([DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS]).toEqual([30_000, 2000]);
-    await expect(startSandbox({ idleTimeoutMs: 0 })).rejects.toThrow(/idleTimeoutMs/);
-    await expect(startSandbox({ maxConnections: 1.5 })).rejects.toThrow(/maxConnections/);
-  });
-
   it('are --idle-timeout (seconds) and --max-connections on the command line', { timeout: TIMEOUT }, async () => {
     const started = run(['--port', '0', '--in-memory', '--log-level', 'silent', '--idle-timeout', '1', '--max-connections', '5']);
     const { origin } = await banner(started);

@@ -325,15 +325,6 @@ describe('faults for notifications', () => {
     expect(delivery.state).toBe('delivered');
     expect(receiver.of('NTF-RECV-ERR')).toHaveLength(1);
   });
-
-  it('lists a merchant faults with what is left of them, and removes them', async () => {
-    const { merchant } = await merchantWithReceiver();
-    await fault(merchant, { kind: 'duplicate', times: 2 });
-    const shown = await control.send('GET', `/webhooks/${merchant.publicKey}`);
-    expect(shown.body.faults).toEqual([expect.objectContaining({ kind: 'duplicate', times: 2, publicKey: merchant.publicKey })]);
-    expect((await control.send('DELETE', `/webhooks/${merchant.publicKey}/faults`)).status).toBe(204);
-    expect((await control.send('GET', `/webhooks/${merchant.publicKey}`)).body.faults).toEqual([]);
-  });
 });
 
 describe('redeliver and trigger', () => {
@@ -364,25 +355,5 @@ describe('redeliver and trigger', () => {
     expect(refused.body.message).toContain('no refund');
     const unknown = await control.send('POST', `/webhooks/${merchant.publicKey}/trigger`, { body: { eventType: 'transaction', paymentReference: 'NTF-NO-SUCH' } });
     expect(unknown.status).toBe(404);
-  });
-});
-
-describe('notification URLs', () => {
-  it('refuses a URL that is not http or https, and changes nothing', async () => {
-    const merchant = await api.merchant();
-    for (const url of ['ftp://example.com/hook', 'localhost:3000', 'javascript:alert(1)']) {
-      const refused = await control.send('PUT', `/webhooks/${merchant.publicKey}`, { body: { url } });
-      expect(refused.status).toBe(400);
-      expect(refused.body.error).toBe('INPUT');
-    }
-    expect((await control.send('GET', `/webhooks/${merchant.publicKey}`)).body).toMatchObject({ url: null, source: 'none' });
-  });
-
-  it('makes no delivery for a merchant without a URL, and stops making them once the URL is removed', async () => {
-    const { merchant, receiver } = await merchantWithReceiver();
-    expect((await control.send('DELETE', `/webhooks/${merchant.publicKey}`)).status).toBe(204);
-    await paidAccountPayment(merchant, 'NTF-NO-URL');
-    expect(await deliveriesOf({ paymentReference: 'NTF-NO-URL' })).toEqual([]);
-    expect(receiver.received).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ import { ProviderDocument } from './provider-document.js';
 
 /**
  * The provider's OTPMomo example (OTP 81015) beyond its answer, which
- * replay.test.ts compares: the payment it leaves pending waits for the
+ * test/unit/api/provider-replay.test.ts compares: the payment it leaves pending waits for the
  * network, then settles on the merchant's clock or over the control API,
  * and its merchant is notified (docs/decisions.md#d62-momo-otp-pending).
  */

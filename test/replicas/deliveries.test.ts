@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, type TestContext } from 'vitest';
 import { ControlClient } from '../support/control.js';
 import { describeWithPostgres, startPostgres, type PostgresServer } from '../support/postgres.js';
 import { call, EXIT_WITHIN, stopAll, within } from '../support/process.js';
@@ -22,8 +22,6 @@ const LEASE_MS = 30_000;
 const TAKE_OVER_WITHIN = 60_000;
 
 let server: PostgresServer;
-const receivers: LoggingReceiver[] = [];
-const watches: PortOwners[] = [];
 
 /** A key pair of a merchant of this test, and its token, exchanged on one replica and used on both (it does not depend on the replica). */
 async function merchantOn(replica: Replica): Promise<{ publicKey: string; auth: string }> {
@@ -104,18 +102,34 @@ async function listedReferences(control: ControlClient, publicKey: string): Prom
   throw new Error('more than 100 pages of payments');
 }
 
+/** Kills `replicas` that still run (SIGKILL) and waits for each to exit. */
+async function stopReplicas(replicas: Replica[]): Promise<void> {
+  await Promise.all(
+    replicas.map(async (replica) => {
+      if (replica.run.child.exitCode === null && replica.run.child.signalCode === null) replica.run.child.kill('SIGKILL');
+      await within(replica.run.exited, EXIT_WITHIN, `replica ${replica.name} to exit`);
+    }),
+  );
+}
+
 /**
  * Two replicas, A and B, on a new database, notifying one logging receiver that holds each answer `holdMs`;
- * the receiver, and who owns each of its client ports, are let go of after the case.
+ * the replicas, the receiver, and who owns each of its client ports, are let go of when the case ends
+ * (its own: two cases run at once).
  */
-async function twoReplicasNotifying(database: string, holdMs = 0) {
+async function twoReplicasNotifying(database: string, onTestFinished: TestContext['onTestFinished'], holdMs = 0) {
   const store = await freshDatabase(server.url, database);
   const receiver = await LoggingReceiver.start();
-  receivers.push(receiver);
   receiver.holdMs = holdMs;
-  const replicas = await Promise.all([startReplica('A', store, ['--webhook-url', receiver.url]), startReplica('B', store, ['--webhook-url', receiver.url])]);
-  const owners = new PortOwners(replicas);
-  watches.push(owners);
+  const replicas: Replica[] = [];
+  let owners: PortOwners | undefined;
+  onTestFinished(async () => {
+    await owners?.stop();
+    await stopReplicas(replicas);
+    await receiver.close();
+  }, 30_000);
+  replicas.push(...(await Promise.all([startReplica('A', store, ['--webhook-url', receiver.url]), startReplica('B', store, ['--webhook-url', receiver.url])])));
+  owners = new PortOwners(replicas);
   const merchant = await merchantOn(replicas[0]!);
   return { receiver, replicas, owners, merchant };
 }
@@ -124,11 +138,6 @@ describeWithPostgres('notifications across two replicas, and kill -9 of one (iss
   beforeAll(async () => {
     server = await startPostgres();
   }, 60_000);
-  afterEach(async () => {
-    await Promise.all(watches.splice(0).map((watch) => watch.stop()));
-    await stopAll();
-    await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
-  }, 30_000);
   afterAll(async () => {
     await stopAll();
     await server?.stop();
@@ -137,8 +146,8 @@ describeWithPostgres('notifications across two replicas, and kill -9 of one (iss
   // Failed before fa5f79a: SharedLog.catchUp ordered `SELECT seq::text ... ORDER BY seq` by the text column, so rows read together
   // across 9|10, 99|100 were applied out of order and a batch numbered its entries onto taken seqs (duplicate key on sandbox_log_pkey):
   // 2 to 12 initiates of 500 answered 503 Store unavailable, and an attempt recorded in such a batch was sent again (0 to 6 duplicates).
-  it('delivers the notification of each of 500 payments initiated on A and B once: no event lost, none twice', { timeout: 180_000 }, async () => {
-    const { receiver, replicas, owners, merchant } = await twoReplicasNotifying('deliveries_no_kill');
+  it('delivers the notification of each of 500 payments initiated on A and B once: no event lost, none twice', { timeout: 180_000 }, async ({ onTestFinished }) => {
+    const { receiver, replicas, owners, merchant } = await twoReplicasNotifying('deliveries_no_kill', onTestFinished);
     const references = Array.from({ length: 500 }, () => freshReference());
     const started = Date.now();
     const { answeredAt, wrong } = await initiateDeclined(replicas, merchant, references);
@@ -174,9 +183,11 @@ describeWithPostgres('notifications across two replicas, and kill -9 of one (iss
     expectAllDeclined(wrong, replicas);
   });
 
-  it('delivers every event at least once when A is killed with deliveries in flight: B sends again what A had claimed, once the lease runs out', { timeout: 180_000 }, async () => {
+  // This case and the next spend most of their time waiting (for a lease to run out, for a slow receiver), each on its own
+  // database, replicas and receiver: they run at once.
+  it.concurrent('delivers every event at least once when A is killed with deliveries in flight: B sends again what A had claimed, once the lease runs out', { timeout: 180_000 }, async ({ onTestFinished }) => {
     // Each answer held 1 s: a replica has up to 8 POSTs (its sockets per receiver) waiting for their acknowledgement at any moment.
-    const { receiver, replicas, owners, merchant } = await twoReplicasNotifying('deliveries_kill_a', 1_000);
+    const { receiver, replicas, owners, merchant } = await twoReplicasNotifying('deliveries_kill_a', onTestFinished, 1_000);
     const [a, b] = replicas as [Replica, Replica];
     const references = Array.from({ length: 120 }, () => freshReference());
     const { retried, wrong } = await initiateDeclined(replicas, merchant, references, 5);
@@ -238,10 +249,10 @@ describeWithPostgres('notifications across two replicas, and kill -9 of one (iss
   // Failed before 171cc43: Dispatcher.attempt took the claim before waiting for one of its 16 send slots, so with more deliveries due than
   // a slow receiver answers within the 30 s lease, the lease ran out while the POST waited; the other replica took the claim over and
   // sent, and the first sent too once its slot came (74 to 163 events of 500 POSTed twice, each by both replicas).
-  it('sends each event once to a receiver that takes 1.5 s per answer, 500 events and no kill: a claim does not run out while its POST waits for a slot', { timeout: 240_000 }, async () => {
+  it.concurrent('sends each event once to a receiver that takes 1.5 s per answer, 500 events and no kill: a claim does not run out while its POST waits for a slot', { timeout: 240_000 }, async ({ onTestFinished }) => {
     // 1.5 s: a replica sends 8 at once (its sockets per receiver), about 5 a second, so the last of its ~250 wait past the lease;
     // a POST queued behind 8 others still gets its answer within the current schedule's 5 s.
-    const { receiver, replicas, owners, merchant } = await twoReplicasNotifying('deliveries_slow_receiver', 1_500);
+    const { receiver, replicas, owners, merchant } = await twoReplicasNotifying('deliveries_slow_receiver', onTestFinished, 1_500);
     const references = Array.from({ length: 500 }, () => freshReference());
     const started = Date.now();
     const { answeredAt, retried, wrong } = await initiateDeclined(replicas, merchant, references, 5);
@@ -276,9 +287,10 @@ describeWithPostgres('notifications across two replicas, and kill -9 of one (iss
     expect(duplicated.length, 'events POSTed twice without any kill').toBe(0);
   });
 
-  it('loses no acknowledged initiate when A is killed mid-stream: B lists every one either replica answered 2xx', { timeout: 120_000 }, async () => {
+  it('loses no acknowledged initiate when A is killed mid-stream: B lists every one either replica answered 2xx', { timeout: 120_000 }, async ({ onTestFinished }) => {
     const store = await freshDatabase(server.url, 'initiates_kill_a');
     const replicas = await Promise.all([startReplica('A', store), startReplica('B', store)]);
+    onTestFinished(() => stopReplicas(replicas), 30_000);
     const [a, b] = replicas as [Replica, Replica];
     const merchant = await merchantOn(b);
     const acknowledged: Array<{ reference: string; on: string; code: string }> = [];

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { once } from 'node:events';
 import ts from 'typescript';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,10 +9,11 @@ import { Store, StoreOpenError } from '../../src/store/store.js';
 import { changeLine, paymentRecord, PUBLIC_A, storeFiles } from './fixtures.js';
 
 /**
- * The exclusive lock on the store file: a second user of the same file
- * (another process, or this one) refuses to start naming the file and the
- * holder's pid; a lock left by a process that was killed is taken over; the
- * lock goes at close; a store in memory takes none.
+ * The exclusive lock on the store file held by another process: a second
+ * user of the same file refuses to start naming the file and the holder's
+ * pid; a lock left by a process that was killed is taken over. The lock
+ * within this process (a second store, an empty lock, close, memory):
+ * test/unit/store/lock.test.ts.
  */
 
 const files = storeFiles('payments-sandbox-lock-');
@@ -93,51 +94,4 @@ describe('the lock on the store file', () => {
     expect(existsSync(`${files.file}.lock.takeover`)).toBe(false);
   });
 
-  it('takes over a lock that holds no pid (left empty by a crash of the machine)', async () => {
-    await writeFile(`${files.file}.lock`, '');
-    const store = await files.open();
-    expect(store.health()).toEqual({ writable: true });
-    expect((await readFile(`${files.file}.lock`, 'utf8')).trim()).toBe(String(process.pid));
-  });
-
-  it('refuses a second store on the same file in this process, and opens once the first is closed', async () => {
-    const first = await files.open();
-    await expect(Store.open({ file: files.file })).rejects.toThrow(`the store file ${files.file} is in use by process ${process.pid}`);
-    // The same file by another path is the same file.
-    const other = relative(process.cwd(), files.file);
-    await expect(Store.open({ file: other })).rejects.toThrow(`the store file ${other} is in use by process ${process.pid}`);
-    // Two opens at the same time: one wins.
-    await first.close();
-    const both = await Promise.allSettled([Store.open({ file: files.file }), Store.open({ file: files.file })]);
-    const opened = both.filter((result) => result.status === 'fulfilled');
-    expect(opened).toHaveLength(1);
-    expect(both.find((result) => result.status === 'rejected')?.reason).toBeInstanceOf(StoreOpenError);
-    await (opened[0] as PromiseFulfilledResult<Store>).value.close();
-    expect(existsSync(`${files.file}.lock`)).toBe(false);
-  });
-
-  it('goes at close, leaving only the store\'s own files', async () => {
-    const store = await files.open();
-    store.putPayment(paymentRecord(PUBLIC_A, 1));
-    await store.commit();
-    expect(existsSync(`${files.file}.lock`)).toBe(true);
-    await store.close();
-    expect(existsSync(`${files.file}.lock`)).toBe(false);
-    expect((await readdir(files.dir)).sort()).toEqual(['sandbox.json', 'sandbox.json.wal']);
-  });
-
-  it('is not taken by a store in memory', async () => {
-    const first = await Store.open();
-    const second = await Store.open();
-    expect(first.inMemory && second.inMemory).toBe(true);
-    first.putPayment(paymentRecord(PUBLIC_A, 1));
-    await first.commit();
-    expect(second.payments(PUBLIC_A)).toEqual([]);
-    await Promise.all([first.close(), second.close()]);
-  });
-
-  it('refuses with the reason when the lock cannot be made (no such folder)', async () => {
-    const file = join(files.dir, 'missing', 'sandbox.json');
-    await expect(Store.open({ file })).rejects.toThrow(`cannot lock the store file ${file}: its folder ${join(files.dir, 'missing')} does not exist`);
-  });
 });

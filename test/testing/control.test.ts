@@ -9,7 +9,8 @@ import { Receiver } from '../support/receiver.js';
  * (src/testing/), over real HTTP as a test suite's global set-up uses them:
  * fixtures loaded at start, snapshots and resets, a fixtures load refused
  * with its step named, a clock moved and a notification waited for, and the
- * refusals as ControlApiError with the sandbox's own body.
+ * refusals as ControlApiError with the sandbox's own body. What needs no
+ * sandbox: test/unit/testing/no-sandbox.test.ts.
  */
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -201,9 +202,5 @@ describe('connectToSandbox', () => {
     expect(connected).toMatchObject({ url: sandbox.url, apiBase: sandbox.apiBase, keyPair: sandbox.keyPair });
     await expect(connected.control.reset()).resolves.toMatchObject({ reset: 'all' });
     expect(connectToSandbox({ SANDBOX_URL: 'http://127.0.0.1:4010' }).keyPair).toBeUndefined();
-  });
-
-  it('says how to name a sandbox when SANDBOX_URL is not set', () => {
-    expect(() => connectToSandbox({})).toThrow(/SANDBOX_URL is not set: .*global set-up/);
   });
 });

@@ -12,7 +12,8 @@ import { ROOT } from '../support/process.js';
  * as Jest calls them: once in its main process before the test workers
  * start, and once after they end. Jest is not a dependency here, so a child
  * process started after the set-up stands for a worker: it inherits the
- * environment the set-up made, as Jest's workers do.
+ * environment the set-up made, as Jest's workers do. The teardown with no
+ * sandbox: test/unit/testing/no-sandbox.test.ts.
  */
 
 const execute = promisify(execFile);
@@ -75,9 +76,5 @@ describe('the Jest global set-up', () => {
     await readyMadeTeardown();
     expect(process.env.SANDBOX_URL).toBeUndefined();
     await expect(fetch(`${url}/__sandbox/health`)).rejects.toThrow();
-  });
-
-  it('the teardown does nothing when no sandbox runs', async () => {
-    await expect(jestGlobalTeardown()).resolves.toBeUndefined();
   });
 });

@@ -5,8 +5,22 @@ import { basic, type FuzzMerchant } from './fuzz-context.js';
  * A small client of a running sandbox over real HTTP (fetch): the Payments
  * API as a merchant, and the control API, each request bounded in time.
  * Unlike the shared test client it checks nothing itself, so that a test
- * can send many requests at once and judge the answers together.
+ * can send many requests at once and judge the answers together. The same
+ * client serves a sandbox in process (`fetchOf(sandbox)`), for the parts of
+ * the campaign whose requests need no socket (test/unit/).
  */
+
+/**
+ * Where requests go: the origin of a sandbox on a port (http://127.0.0.1:4010),
+ * or a fetch that a sandbox serves in process (test/support/in-process.ts,
+ * `fetchOf`), which takes the path alone.
+ */
+export type Origin = string | ((path: string, init?: RequestInit) => Promise<Response>);
+
+/** `fetch` of `path` (and its query) at `origin`. */
+export function fetchAt(origin: Origin, path: string, init: RequestInit = {}): Promise<Response> {
+  return typeof origin === 'string' ? fetch(`${origin}${path}`, init) : origin(path, init);
+}
 
 /** A merchant with its key pair, bearer token and Basic credentials. */
 export interface Merchant extends FuzzMerchant {
@@ -31,7 +45,7 @@ export const REQUEST_WITHIN_MS = 15_000;
  * rejects on a closed connection or a timeout: that is status 0.
  */
 export async function send(
-  origin: string,
+  origin: Origin,
   method: string,
   path: string,
   options: { body?: unknown; authorization?: string; headers?: Record<string, string>; timeoutMs?: number } = {},
@@ -40,7 +54,7 @@ export async function send(
   if (options.body !== undefined) headers['Content-Type'] ??= 'application/json';
   if (options.authorization !== undefined) headers.Authorization = options.authorization;
   try {
-    const response = await fetch(`${origin}${path}`, {
+    const response = await fetchAt(origin, path, {
       method,
       headers,
       body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
@@ -62,7 +76,7 @@ export async function send(
 /** A Payments API client of the sandbox at `origin`, as one merchant. */
 export class PaymentsApi {
   constructor(
-    readonly origin: string,
+    readonly origin: Origin,
     readonly merchant: Merchant,
   ) {}
 
@@ -71,7 +85,7 @@ export class PaymentsApi {
    * the key exchange.
    * @throws Error when the key exchange does not answer 200 with a token.
    */
-  static async as(origin: string, keys?: { publicKey: string; secretKey: string }): Promise<PaymentsApi> {
+  static async as(origin: Origin, keys?: { publicKey: string; secretKey: string }): Promise<PaymentsApi> {
     const publicKey = keys?.publicKey ?? `SBTESTPUBK_${randomBytes(8).toString('hex')}`;
     const secretKey = keys?.secretKey ?? `SBTESTSECK_${randomBytes(8).toString('hex')}`;
     const answer = await send(origin, 'POST', '/api/v2/encrypt/keys', { body: { key: `${secretKey}.${publicKey}` } });

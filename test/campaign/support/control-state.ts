@@ -1,4 +1,5 @@
 import type { Store } from '../../../src/index.js';
+import { fetchAt, type Origin } from './api.js';
 
 /**
  * What the sandbox keeps: merchants, payments and orders, read over its
@@ -27,16 +28,16 @@ export interface StateChange {
 
 const READ_WITHIN_MS = 10_000;
 
-async function list(origin: string, path: string): Promise<any> {
-  const response = await fetch(`${origin}/__sandbox${path}`, { signal: AbortSignal.timeout(READ_WITHIN_MS) });
+async function list(origin: Origin, path: string): Promise<any> {
+  const response = await fetchAt(origin, `/__sandbox${path}`, { signal: AbortSignal.timeout(READ_WITHIN_MS) });
   if (response.status !== 200) throw new Error(`GET /__sandbox${path} answered ${response.status}: ${await response.text()}`);
   return response.json();
 }
 
 const keyOf = (record: { publicKey: string; paymentReference: string }) => `${record.publicKey} ${record.paymentReference}`;
 
-/** Reads merchants, payments and orders from the sandbox at `origin` (http://127.0.0.1:port). */
-export async function storedState(origin: string): Promise<StoredState> {
+/** Reads merchants, payments and orders from the sandbox at `origin` (http://127.0.0.1:port, or served in process). */
+export async function storedState(origin: Origin): Promise<StoredState> {
   const [merchants, payments, orders] = await Promise.all([list(origin, '/merchants'), list(origin, '/payments'), list(origin, '/orders')]);
   return {
     merchants: (merchants.merchants as Array<{ publicKey: string }>).map((merchant) => merchant.publicKey).sort(),

@@ -147,6 +147,3 @@ export const postgresEngine: Engine = {
     };
   },
 };
-
-/** The three engines, in the order the contract runs them. */
-export const ENGINES: readonly Engine[] = [fileEngine, memoryEngine, postgresEngine];

@@ -296,3 +296,13 @@ describe('empty strings', () => {
     }
   });
 });
+
+describe('a body on a GET', () => {
+  // The provider's Node SDK sends its GETs with a JSON body (docs/decisions.md#d21-json-bodies); unframed, on a socket: test/http/get-bodies.test.ts.
+  it('is ignored, even when it is not JSON', async () => {
+    await api.as(merchant, 'POST', '/payments/order', order());
+    const response = await api.send('GET', `/products/orders/publicKey/${merchant.publicKey}`, undefined, `Bearer ${merchant.token}`, '{"not json');
+    expect(response.status).toBe(200);
+    expect(response.body.data.code).toBe('00');
+  });
+});

@@ -50,7 +50,8 @@ describe('the local certificate authority', () => {
     expect(await readFile(join(dir, CA_KEY_FILE), 'utf8')).toBe(key);
   });
 
-  it('is one authority when several processes create it at the same moment', async () => {
+  // Four RSA key pairs made at once, and four certificates signed in JavaScript: seconds on a busy 2-core machine, past vitest's 5 s default.
+  it('is one authority when several processes create it at the same moment', { timeout: 30_000 }, async () => {
     const dir = await freshFolder();
     const opened = await Promise.all([1, 2, 3, 4].map(() => openCertificateAuthority(dir)));
     const onDisk = new X509Certificate(await readFile(join(dir, CA_CERTIFICATE_FILE)));

@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/index.js';
-import { ControlClient } from '../support/control.js';
-import { ApiClient, accountPayment, cardPayment, momoPayment, order, sandboxForTest, type ApiResponse, type TestMerchant } from '../support/sandbox.js';
-import { againstKnown, asTableEntries, differencesBetween, type Answer, type KnownDifference } from './differences.js';
-import { ProviderDocument, type ProviderOperation, type ResponseExample } from './provider-document.js';
+import type { Sandbox } from '../../../src/index.js';
+import { ControlClient } from '../../support/control.js';
+import { inProcess } from '../../support/in-process.js';
+import { ApiClient, accountPayment, cardPayment, momoPayment, order, sandboxForTest, type ApiResponse, type TestMerchant } from '../../support/sandbox.js';
+import { againstKnown, asTableEntries, differencesBetween, type Answer, type KnownDifference } from '../../provider/differences.js';
+import { ProviderDocument, type ProviderOperation, type ResponseExample } from '../../provider/provider-document.js';
 
 /**
  * Replays the request examples of the provider's own OpenAPI description
@@ -359,7 +359,7 @@ async function expectCode(answer: Promise<ApiResponse>, code: string, step: stri
 // document would reject is a difference to record, not a reason to stop.
 async function send(sandbox: Sandbox, replay: Replay, body: Record<string, unknown> | undefined, merchant: TestMerchant): Promise<Answer> {
   const { method, path } = replay.operation;
-  let call = request(sandbox.app)[method.toLowerCase() as 'get' | 'post' | 'put'](`/api/v2${path}`);
+  let call = inProcess(sandbox)[method.toLowerCase() as 'get' | 'post' | 'put'](`/api/v2${path}`);
   if (replay.scope.auth === 'bearer') call = call.set('Authorization', `Bearer ${merchant.token}`);
   if (replay.scope.auth === 'basic') call = call.set('Authorization', merchant.basic);
   if (body !== undefined) call = call.send(body);
@@ -396,7 +396,7 @@ describe("the provider's own examples, replayed", () => {
   });
 
   it('has every known difference in the table of docs/decisions.md, with its aspect', async () => {
-    const decisions = await readFile(new URL('../../docs/decisions.md', import.meta.url), 'utf8');
+    const decisions = await readFile(new URL('../../../docs/decisions.md', import.meta.url), 'utf8');
     for (const known of KNOWN_DIFFERENCES) {
       const row = decisions.split('\n').find((line) => line.startsWith(`| ${known.case} |`));
       expect(row, `docs/decisions.md row for ${known.case}`).toBeDefined();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/index.js';
-import { ApiClient, sandboxForTest, type TestMerchant } from '../support/sandbox.js';
-import { ProviderDocument } from './provider-document.js';
+import type { Sandbox } from '../../../src/index.js';
+import { ApiClient, sandboxForTest, type TestMerchant } from '../../support/sandbox.js';
+import { ProviderDocument } from '../../provider/provider-document.js';
 
 /**
  * The provider's request examples, changed as its own refusal examples

@@ -1,27 +1,33 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/index.js';
-import { accountPayment, cardPayment, checkoutLink, listeningSandbox } from '../support/sandbox.js';
-import { PaymentsApi, send } from './support/api.js';
-import { storedState, type StoredState } from './support/control-state.js';
-import { sendRaw, type RawAnswer, type RawRequest } from './support/raw-http.js';
+import type { Sandbox } from '../../../src/index.js';
+import { PaymentsApi, send, type Origin } from '../../campaign/support/api.js';
+import { storedState, type StoredState } from '../../campaign/support/control-state.js';
+import type { RawAnswer, RawRequest } from '../../campaign/support/raw-http.js';
+import { handleRaw } from '../../campaign/support/raw-in-process.js';
+import { fetchOf } from '../../support/in-process.js';
+import { accountPayment, cardPayment, checkoutLink, sandboxForTest } from '../../support/sandbox.js';
 
 /**
  * The control API as a web page in the developer's browser, or a stranger,
  * would try it: a cross-site form post, a name of their own in Host (DNS
  * rebinding), a query parameter spelt wrong, an override that makes no
  * sense. Each must be refused, and must change nothing: no payment, order
- * or merchant forgotten or made, no override set.
+ * or merchant forgotten or made, no override set. Each request is sent as
+ * its header lines and bytes through `sandbox.handle()`; what node's parser
+ * makes of hostile bytes is the fuzz's (test/campaign/fuzz.test.ts).
  */
 
 let sandbox: Sandbox;
+/** The sandbox served in process, where the campaign's client sends its requests. */
+let served: Origin;
 let api: PaymentsApi;
 /** The pages of a pending card payment and of a checkout link, which a customer's browser opens. */
 let pages: { authenticate: string; checkout: string };
 
 /** Merchants, payments, orders and overrides: everything a refused request must leave alone. */
 async function everything(): Promise<{ state: StoredState; overrides: unknown }> {
-  const overrides = await send(sandbox.url, 'GET', '/__sandbox/overrides');
-  return { state: await storedState(sandbox.url), overrides: overrides.body };
+  const overrides = await send(served, 'GET', '/__sandbox/overrides');
+  return { state: await storedState(served), overrides: overrides.body };
 }
 
 /**
@@ -30,7 +36,7 @@ async function everything(): Promise<{ state: StoredState; overrides: unknown }>
  */
 async function expectRefusedAndNothingChanged(request: RawRequest, options: { page?: boolean } = {}): Promise<RawAnswer> {
   const before = await everything();
-  const answer = await sendRaw(sandbox.url, request);
+  const answer = await handleRaw(sandbox, request);
   const seen = `${request.method} ${request.target} answered ${answer.status} ${answer.text.slice(0, 300)}`;
   expect(answer.status, seen).toBeGreaterThanOrEqual(400);
   expect(answer.status, seen).toBeLessThan(500);
@@ -40,7 +46,8 @@ async function expectRefusedAndNothingChanged(request: RawRequest, options: { pa
 }
 
 beforeAll(async () => {
-  sandbox = await listeningSandbox();
+  sandbox = await sandboxForTest();
+  served = fetchOf(sandbox);
 });
 
 afterAll(async () => {
@@ -49,8 +56,8 @@ afterAll(async () => {
 
 beforeEach(async () => {
   // Something to lose: a merchant with pending payments and a checkout link.
-  await send(sandbox.url, 'DELETE', '/__sandbox/overrides');
-  api = await PaymentsApi.as(sandbox.url);
+  await send(served, 'DELETE', '/__sandbox/overrides');
+  api = await PaymentsApi.as(served);
   expect((await api.initiate(accountPayment())).body?.data?.code).toBe('20');
   const card = await api.initiate(cardPayment());
   expect(card.body?.data?.code).toBe('S20');
@@ -92,9 +99,9 @@ describe('a web page posting to the control API', () => {
   });
 
   it('the same requests from no page (no Origin, JSON or no body) still work, so the guard is not a wall', async () => {
-    const created = await send(sandbox.url, 'POST', '/__sandbox/overrides', { body: { scenario: 'card-declined', publicKey: api.merchant.publicKey, times: 1 } });
+    const created = await send(served, 'POST', '/__sandbox/overrides', { body: { scenario: 'card-declined', publicKey: api.merchant.publicKey, times: 1 } });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const reset = await send(sandbox.url, 'POST', `/__sandbox/reset?publicKey=${api.merchant.publicKey}`);
+    const reset = await send(served, 'POST', `/__sandbox/reset?publicKey=${api.merchant.publicKey}`);
     expect(reset.status, JSON.stringify(reset.body)).toBe(200);
     expect(await api.payments()).toEqual([]);
   });
@@ -113,7 +120,7 @@ describe('a Host the sandbox was not started for (DNS rebinding)', () => {
   it('the customer pages refuse it, and settle nothing', async () => {
     for (const page of [pages.authenticate, pages.checkout]) {
       // The page is there for the sandbox's own name: the refusal below is the Host's doing.
-      expect((await sendRaw(sandbox.url, { method: 'GET', target: page })).status, page).toBe(200);
+      expect((await handleRaw(sandbox, { method: 'GET', target: page })).status, page).toBe(200);
       const answer = await expectRefusedAndNothingChanged({ method: 'GET', target: page, headers: host }, { page: true });
       expect(answer.text).not.toContain(api.merchant.publicKey);
     }
@@ -135,7 +142,7 @@ describe('a Host the sandbox was not started for (DNS rebinding)', () => {
   it('loopback names are answered, with or without a port', async () => {
     const port = new URL(sandbox.url).port;
     for (const name of ['127.0.0.1', `127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]) {
-      const answer = await sendRaw(sandbox.url, { method: 'GET', target: '/__sandbox/health', headers: [['Host', name]] });
+      const answer = await handleRaw(sandbox, { method: 'GET', target: '/__sandbox/health', headers: [['Host', name]] });
       expect({ name, status: answer.status }).toEqual({ name, status: 200 });
     }
   });

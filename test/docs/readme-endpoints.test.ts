@@ -1,11 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { PAYMENTS_API_DOCUMENT } from '../../src/index.js';
-import { ROOT } from '../support/process.js';
 
-/** The README's endpoint table lists every operation of openapi/payments-api.yaml, and nothing the document does not serve. */
+/** The README's endpoint table lists every operation of openapi/payments-api.yaml, and nothing the document does not serve. Files only. */
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 describe("the README's endpoint table", () => {
   it('has one row for each method and path of the document, and no other', async () => {

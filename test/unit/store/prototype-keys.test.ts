@@ -3,10 +3,11 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/index.js';
-import { accountPayment, order, listeningSandbox } from '../support/sandbox.js';
-import { PaymentsApi, send } from './support/api.js';
-import { PROTOTYPE_NAMES } from './support/fuzz-context.js';
+import type { Sandbox } from '../../../src/index.js';
+import { PaymentsApi, send, type Origin } from '../../campaign/support/api.js';
+import { PROTOTYPE_NAMES } from '../../campaign/support/fuzz-context.js';
+import { fetchOf } from '../../support/in-process.js';
+import { accountPayment, order, sandboxForTest } from '../../support/sandbox.js';
 
 /**
  * Names every JavaScript object inherits (`__proto__`, `constructor`,
@@ -15,6 +16,8 @@ import { PROTOTYPE_NAMES } from './support/fuzz-context.js';
  * query value. Each must go through initiate, the control API's lists,
  * validate, refund, the status query, orders and a restart on a data file
  * exactly like `SBREF-1` would, and never reach another record or crash.
+ * The campaign's client sends every request, served in process by
+ * `sandbox.handle()` (test/unit/store/keys.test.ts has the store's side).
  */
 
 const TIMEOUT = 60_000;
@@ -32,10 +35,11 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function start(dataFile?: string): Promise<Sandbox> {
-  const sandbox = await listeningSandbox(dataFile ? { dataFile } : {});
+/** A sandbox of this test, in memory or on `dataFile`, served in process: where the campaign's client sends its requests. */
+async function start(dataFile?: string): Promise<Origin> {
+  const sandbox = await sandboxForTest(dataFile ? { dataFile } : {});
   sandboxes.push(sandbox);
-  return sandbox;
+  return fetchOf(sandbox);
 }
 
 /** Every name taken through the whole life of a payment; returns what each answered, for the restart checks. */
@@ -98,7 +102,7 @@ async function orderEach(api: PaymentsApi): Promise<void> {
 }
 
 /** What a restarted sandbox must still know of the payments and orders made by payEach and orderEach. */
-async function expectKept(origin: string, payer: PaymentsApi, orderer: PaymentsApi): Promise<void> {
+async function expectKept(origin: Origin, payer: PaymentsApi, orderer: PaymentsApi): Promise<void> {
   const payments = new PaymentsApi(origin, payer.merchant);
   const stored = await payments.payments();
   for (const name of PROTOTYPE_NAMES) {
@@ -114,18 +118,18 @@ async function expectKept(origin: string, payer: PaymentsApi, orderer: PaymentsA
 
 describe('inherited names as references', () => {
   it('each is a paymentReference like any other: initiate, list, validate, refund, status query', { timeout: TIMEOUT }, async () => {
-    const sandbox = await start();
-    await payEach(await PaymentsApi.as(sandbox.url));
+    const served = await start();
+    await payEach(await PaymentsApi.as(served));
   });
 
   it("each is an order's paymentReference like any other: create, update, list", { timeout: TIMEOUT }, async () => {
-    const sandbox = await start();
-    await orderEach(await PaymentsApi.as(sandbox.url));
+    const served = await start();
+    await orderEach(await PaymentsApi.as(served));
   });
 
   it('a status query of each, never used, is the documented 500 No transaction found', async () => {
-    const sandbox = await start();
-    const api = await PaymentsApi.as(sandbox.url);
+    const served = await start();
+    const api = await PaymentsApi.as(served);
     for (const name of PROTOTYPE_NAMES) {
       const answer = await api.query(name);
       expect({ name, status: answer.status, body: answer.body }).toEqual({ name, status: 500, body: { message: 'No transaction found', error: 'PROCESSING' } });
@@ -133,8 +137,8 @@ describe('inherited names as references', () => {
   });
 
   it('refund, cancel, validate and an order update of each, never used, are refused as for any unknown reference', async () => {
-    const sandbox = await start();
-    const api = await PaymentsApi.as(sandbox.url);
+    const served = await start();
+    const api = await PaymentsApi.as(served);
     for (const name of PROTOTYPE_NAMES) {
       const refund = await api.refund(name, '10.00');
       expect({ name, status: refund.status, body: refund.body }).toEqual({ name, status: 400, body: { status: 'ERROR', data: { code: 'S12', message: 'No authorised transaction found for this reference' } } });
@@ -150,10 +154,10 @@ describe('inherited names as references', () => {
   });
 
   it('each as a token, a Basic pair, a path publicKey or a control API filter is refused or empty, never another record', async () => {
-    const sandbox = await start();
-    const api = await PaymentsApi.as(sandbox.url);
+    const served = await start();
+    const api = await PaymentsApi.as(served);
     await api.initiate(accountPayment({ paymentReference: 'SBREF-KEEP' }));
-    const before = await send(sandbox.url, 'GET', '/__sandbox/payments');
+    const before = await send(served, 'GET', '/__sandbox/payments');
     for (const name of PROTOTYPE_NAMES) {
       const token = `Bearer SBTOKEN_${Buffer.from(name).toString('base64url')}.x`;
       const byToken = await api.call('GET', `/products/orders/publicKey/${api.merchant.publicKey}`, undefined, { authorization: token });
@@ -165,17 +169,17 @@ describe('inherited names as references', () => {
       const byPath = await api.call('GET', `/products/orders/publicKey/${encodeURIComponent(name)}`);
       expect({ name, status: byPath.status }).toEqual({ name, status: 401 });
       for (const path of ['/payments', '/orders', '/overrides', '/requests']) {
-        const filtered = await send(sandbox.url, 'GET', `/__sandbox${path}?publicKey=${encodeURIComponent(name)}`);
+        const filtered = await send(served, 'GET', `/__sandbox${path}?publicKey=${encodeURIComponent(name)}`);
         expect({ name, path, status: filtered.status }).toEqual({ name, path, status: 200 });
         const list = filtered.body.payments ?? filtered.body.orders ?? filtered.body.overrides ?? filtered.body.requests;
         expect({ name, path, list }).toEqual({ name, path, list: [] });
       }
-      const unknown = await send(sandbox.url, 'GET', `/__sandbox/payments/${encodeURIComponent(name)}`);
+      const unknown = await send(served, 'GET', `/__sandbox/payments/${encodeURIComponent(name)}`);
       expect({ name, status: unknown.status }).toEqual({ name, status: 404 });
-      const reset = await send(sandbox.url, 'POST', `/__sandbox/reset?publicKey=${encodeURIComponent(name)}`);
+      const reset = await send(served, 'POST', `/__sandbox/reset?publicKey=${encodeURIComponent(name)}`);
       expect({ name, status: reset.status }).toEqual({ name, status: 200 });
     }
-    expect(await send(sandbox.url, 'GET', '/__sandbox/payments')).toMatchObject({ status: 200, body: before.body });
+    expect(await send(served, 'GET', '/__sandbox/payments')).toMatchObject({ status: 200, body: before.body });
   });
 });
 
@@ -183,22 +187,21 @@ describe('inherited names across a restart on a data file', () => {
   it('payments and orders named so are all there after close() and a new start', { timeout: TIMEOUT }, async () => {
     const dataFile = join(dir, 'sandbox.json');
     const first = await start(dataFile);
-    const payer = await PaymentsApi.as(first.url);
-    const orderer = await PaymentsApi.as(first.url);
+    const payer = await PaymentsApi.as(first);
+    const orderer = await PaymentsApi.as(first);
     await payEach(payer);
     await orderEach(orderer);
-    await first.close();
-    sandboxes = [];
+    await sandboxes.pop()!.close();
 
     const second = await start(dataFile);
-    await expectKept(second.url, payer, orderer);
+    await expectKept(second, payer, orderer);
   });
 
   it('payments and orders named so are all there after a crash (the files as they were, never closed)', { timeout: TIMEOUT }, async () => {
     const dataFile = join(dir, 'sandbox.json');
     const first = await start(dataFile);
-    const payer = await PaymentsApi.as(first.url);
-    const orderer = await PaymentsApi.as(first.url);
+    const payer = await PaymentsApi.as(first);
+    const orderer = await PaymentsApi.as(first);
     await payEach(payer);
     await orderEach(orderer);
 
@@ -209,6 +212,6 @@ describe('inherited names across a restart on a data file', () => {
       if (existsSync(`${dataFile}${suffix}`)) await copyFile(`${dataFile}${suffix}`, join(crashed, `sandbox.json${suffix}`));
     }
     const second = await start(join(crashed, 'sandbox.json'));
-    await expectKept(second.url, payer, orderer);
+    await expectKept(second, payer, orderer);
   });
 });
