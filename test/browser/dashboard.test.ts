@@ -102,6 +102,11 @@ describe('the dashboard', { timeout: 20_000 }, () => {
     await page.locator('#payments tbody tr', { hasText: 'DASH-CARD-1' }).getByRole('button', { name: 'Succeed' }).click();
     await page.waitForFunction(() => document.querySelector('#notice')?.textContent?.includes('DASH-CARD-1 succeeded'));
     expect(sandbox.store.payment(merchant.publicKey, 'DASH-CARD-1')?.status).toBe('SUCCESSFUL');
+    // The confirmation names what a reset returns to (docs/decisions.md#d85-reset-returns-to-the-start-files).
+    page.once('dialog', (dialog) => {
+      expect(dialog.message()).toMatch(/start-up state: what --snapshot and --fixtures made of it, or nothing without them/);
+      void dialog.accept();
+    });
     await page.getByRole('button', { name: 'Reset this merchant' }).click();
     await page.waitForFunction(() => document.querySelector('#notice')?.textContent?.startsWith('Reset '));
     expect(sandbox.store.payments(merchant.publicKey)).toEqual([]);

@@ -58,6 +58,7 @@ export function mount({ main, params, search, setQuery, refresh }) {
     h('section', { className: 'card', attrs: { 'aria-labelledby': 'payments-title' } }, h('h2', { id: 'payments-title' }, 'Payments'), panel, payments, pager.element),
     h('section', { className: 'card', attrs: { 'aria-labelledby': 'orders-title' } }, h('h2', { id: 'orders-title' }, 'Orders'), orders, ordersPager.element),
     h('section', { className: 'card' }, h('h2', {}, 'Reset'), button('Reset this merchant', () => guarded(async () => {
+      if (!window.confirm(`Return ${publicKey} to the start-up state: what --snapshot and --fixtures made of it, or nothing without them?`)) return;
       await call('POST', `/reset${query({ publicKey })}`);
       nav.notice(`Reset ${publicKey}.`);
       pager.reset();
