@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { describe } from '../validation/check-request.js';
+import { bodySchema, describe } from '../validation/check-request.js';
 import { operationId, requestViolations, type HttpOperation } from '../validation/operations.js';
 import { FixturesError, parseFixturesText, type FixturesDocument } from './fixtures.js';
 import { SnapshotError, type KnownStates, type SnapshotDocument } from './known-states.js';
@@ -87,7 +87,7 @@ export function checked(operations: HttpOperation[], id: 'putSnapshot' | 'loadFi
   const violations = requestViolations(operation, { method: operation.method, path: operation.path, query: {}, headers: { 'content-type': 'application/json' }, body: document });
   if (violations.length === 0) return document;
   // The sentences POST /__sandbox/fixtures and PUT /__sandbox/snapshot answer for the same body.
-  throw new KnownStateError(`${flag} ${path}: ${describe(violations)}`);
+  throw new KnownStateError(`${flag} ${path}: ${describe(violations, { body: document, schema: bodySchema(operation) })}`);
 }
 
 async function text(path: string, flag: string): Promise<string> {
