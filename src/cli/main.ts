@@ -341,7 +341,7 @@ async function serve(flags: Flags, command: Command): Promise<void> {
     const problem = dataFolderProblem(options.dataFile, given(command, 'data'));
     if (problem) fail(problem, REFUSED);
   }
-  const [{ CatalogueError, CertificateAuthorityError, EVERY_INTERFACE, KnownStateError, sampleKeyPair, startSandbox, StoreOpenError }, { bannerRecord, bannerText, noticeLine }, { closesWithParent, watchParent }] = await Promise.all([
+  const [{ CatalogueError, CertificateAuthorityError, EVERY_INTERFACE, KnownStateError, sampleKeyPair, startSandbox, StoreOpenError }, { bannerKeyPair, bannerRecord, bannerText, noticeLine }, { closesWithParent, watchParent }] = await Promise.all([
     import('../index.js'),
     import('./banner.js'),
     import('./parent-watch.js'),
@@ -358,7 +358,7 @@ async function serve(flags: Flags, command: Command): Promise<void> {
     throw error;
   }
   const format = options.logFormat ?? 'pretty';
-  const keys = sampleKeyPair();
+  const { keys, keysStored } = bannerKeyPair(sandbox.store.merchants(), sampleKeyPair);
   // On every interface, the addresses shown are this machine's: 0.0.0.0 is nowhere a client can go.
   const everywhere = EVERY_INTERFACE.has(options.host ?? '') && options.publicUrl === undefined;
   const facts: BannerFacts = {
@@ -373,6 +373,7 @@ async function serve(flags: Flags, command: Command): Promise<void> {
     https: sandbox.httpsUrl && sandbox.caCertificate ? { url: sandbox.httpsUrl, tlsHosts: options.tlsHosts ?? [], proxyUrl: sandbox.proxyUrl, caCertificate: sandbox.caCertificate } : undefined,
     webhookUrl: options.webhookUrl,
     keys,
+    keysStored,
     warnings: sandbox.warnings,
   };
   let stopping = false;

@@ -198,7 +198,8 @@ describe('docs/decisions.md', () => {
 });
 
 describe('README.md', () => {
-  it('stays a user\'s guide of at most 800 lines', () => {
-    expect(README.trimEnd().split('\n').length).toBeLessThanOrEqual(800);
+  // 800 until the guide gained what a newcomer asked for first: its SDK's base URL, and a troubleshooting table.
+  it('stays a user\'s guide of at most 815 lines', () => {
+    expect(README.trimEnd().split('\n').length).toBeLessThanOrEqual(815);
   });
 });
