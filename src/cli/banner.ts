@@ -33,8 +33,21 @@ export interface BannerFacts {
   webhookUrl?: string;
   /** a test key pair the sandbox accepts */
   keys: { publicKey: string; secretKey: string };
+  /** the pair is a merchant the store held at start (bannerKeyPair), so the same at each start on this store */
+  keysStored?: boolean;
   /** what the start found worth a warning, one paragraph each */
   warnings: readonly string[];
+}
+
+/**
+ * The key pair the banner shows: the first merchant the store holds (one
+ * still bound first, as payments-sandbox/testing picks it), so that a
+ * restart on the same store shows the pair a user already configured;
+ * else a new one from `sample`.
+ */
+export function bannerKeyPair(merchants: readonly { publicKey: string; secretKey: string; released?: boolean }[], sample: () => { publicKey: string; secretKey: string }): { keys: { publicKey: string; secretKey: string }; keysStored: boolean } {
+  const known = merchants.find((merchant) => !merchant.released) ?? merchants[0];
+  return known ? { keys: { publicKey: known.publicKey, secretKey: known.secretKey }, keysStored: true } : { keys: sample(), keysStored: false };
 }
 
 /** The message of the JSON banner record, which a reader of the log waits for. */
@@ -67,7 +80,7 @@ ${warnings}
   seed          ${facts.seed}${facts.scenario ? `\n  scenario      ${facts.scenario} (sticky override)` : ''}${httpsLines(facts.https)}
   webhooks      ${facts.webhookUrl ? `${facts.webhookUrl} (every merchant without its own)` : `none until set: PUT ${origin}/__sandbox/webhooks/<publicKey>`}
 
-  A test key pair (any SBTESTPUBK_/SBTESTSECK_ pair works):
+  ${facts.keysStored ? 'The first merchant this store holds, the same at each start on it:' : 'A test key pair (any SBTESTPUBK_/SBTESTSECK_ pair works; once used, each start on this store shows it):'}
     public key  ${facts.keys.publicKey}
     secret key  ${facts.keys.secretKey}
   Get a token:

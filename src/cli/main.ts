@@ -5,6 +5,7 @@ import type { SandboxOptions } from '../index.js';
 import { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE, DEFAULT_MAX_MERCHANTS } from '../defaults.js';
 import { escapeControls } from '../redaction/controls.js';
 import { describeUrl } from '../store/store-url.js';
+import { listenProblem, storeProblem } from './listen-and-store-problems.js';
 import type { BannerFacts } from './banner.js';
 import type { Given } from './start-up-checks.js';
 import { caDirOption, tlsHosts } from './tls-options.js';
@@ -361,7 +362,7 @@ async function serve(flags: Flags, command: Command): Promise<void> {
     const problem = dataFolderProblem(options.dataFile, given(command, 'data'));
     if (problem) fail(problem, REFUSED);
   }
-  const [{ CatalogueError, CertificateAuthorityError, EVERY_INTERFACE, KnownStateError, sampleKeyPair, startSandbox, StoreOpenError }, { bannerRecord, bannerText, noticeLine }, { closesWithParent, watchParent }] = await Promise.all([
+  const [{ CatalogueError, CertificateAuthorityError, EVERY_INTERFACE, KnownStateError, sampleKeyPair, startSandbox, StoreOpenError }, { bannerKeyPair, bannerRecord, bannerText, noticeLine }, { closesWithParent, watchParent }] = await Promise.all([
     import('../index.js'),
     import('./banner.js'),
     import('./parent-watch.js'),
@@ -370,6 +371,7 @@ async function serve(flags: Flags, command: Command): Promise<void> {
   try {
     sandbox = await startSandbox(options);
   } catch (error) {
+    if (error instanceof StoreOpenError && storeUrl !== undefined) fail(storeProblem(error.message, storeUrl), REFUSED);
     if (error instanceof StoreOpenError || error instanceof CatalogueError || error instanceof CertificateAuthorityError || error instanceof KnownStateError || /^unknown scenario/.test((error as Error).message)) fail((error as Error).message, REFUSED);
     const listening = listenProblem(error, options);
     if (listening) fail(listening, REFUSED);
@@ -377,7 +379,7 @@ async function serve(flags: Flags, command: Command): Promise<void> {
     throw error;
   }
   const format = options.logFormat ?? 'pretty';
-  const keys = sampleKeyPair();
+  const { keys, keysStored } = bannerKeyPair(sandbox.store.merchants(), sampleKeyPair);
   // On every interface, the addresses shown are this machine's: 0.0.0.0 is nowhere a client can go.
   const everywhere = EVERY_INTERFACE.has(options.host ?? '') && options.publicUrl === undefined;
   const facts: BannerFacts = {
@@ -392,6 +394,7 @@ async function serve(flags: Flags, command: Command): Promise<void> {
     https: sandbox.httpsUrl && sandbox.caCertificate ? { url: sandbox.httpsUrl, tlsHosts: options.tlsHosts ?? [], proxyUrl: sandbox.proxyUrl, caCertificate: sandbox.caCertificate } : undefined,
     webhookUrl: options.webhookUrl,
     keys,
+    keysStored,
     warnings: sandbox.warnings,
   };
   let stopping = false;
@@ -453,19 +456,6 @@ function envFlag(name: string): boolean | undefined {
   if (['1', 'true', 'yes'].includes(value)) return true;
   if (['0', 'false', 'no'].includes(value)) return false;
   fail(`${name}=${process.env[name]} is neither 1/true/yes nor 0/false/no`, REFUSED);
-}
-
-// A listener that could not start, in one line that names the port or host and what to do.
-function listenProblem(error: unknown, options: SandboxOptions): string | undefined {
-  const { code, port } = error as { code?: string; port?: number };
-  const flag = port !== undefined && port === options.httpsPort ? '--https-port' : port !== undefined && port === options.proxyPort ? '--proxy-port' : '--port';
-  const host = options.host ?? '127.0.0.1';
-  if (code === 'EADDRINUSE') return `port ${port} on ${host} is already in use (4010 is Prism's default too): stop what uses it, or pick another with ${flag} <n> (0: any free port)`;
-  if (code === 'EACCES') return `port ${port} on ${host} needs privileges this user does not have: pick a port above 1023 with ${flag} <n>`;
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL') {
-    return `cannot listen on --host ${host}: it is not an address of this machine (${code}); use 127.0.0.1, 0.0.0.0 (every interface), :: or one of this machine's addresses`;
-  }
-  return undefined;
 }
 
 function port(value: string): number {

@@ -97,6 +97,7 @@ export function createApp(deps: AppDependencies): SandboxApp {
       }),
     ),
   );
+  app.get('/favicon.ico', (_req, res) => res.redirect(301, '/pages/assets/favicon.svg')); // browsers ask every site for it
   // Every other target, `*` and other forms no route pattern matches included.
   app.use((req) => {
     throw notFound(`No resource at ${req.method} ${req.path}; the Payments API is under ${API_BASE}`);

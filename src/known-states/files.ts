@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { describe } from '../validation/check-request.js';
+import { bodySchema, describe } from '../validation/check-request.js';
 import { operationId, requestViolations, type HttpOperation } from '../validation/operations.js';
 import { FixturesError, parseFixturesText, type FixturesDocument } from './fixtures.js';
 import { SnapshotError, type KnownStates, type SnapshotDocument } from './known-states.js';
+import type { SnapshotRecords } from '../store/store.js';
 
 /**
  * A `--snapshot` or `--fixtures` file the sandbox could not load at start:
@@ -27,6 +28,9 @@ export interface StartFiles {
  * @throws KnownStateError naming the file and the step or field; the state is as it was before that file
  */
 export async function loadStartFiles(states: KnownStates, operations: HttpOperation[], files: StartFiles, note: (line: string) => void): Promise<void> {
+  // What the store file held from earlier runs is no part of the baseline (docs/decisions.md#d85-reset-returns-to-the-start-files).
+  const start = states.take();
+  const documents: FixturesDocument[] = [];
   if (files.snapshot !== undefined) {
     const path = files.snapshot;
     let parsed: unknown;
@@ -54,6 +58,7 @@ export async function loadStartFiles(states: KnownStates, operations: HttpOperat
       throw error;
     }
     const document = checked(operations, 'loadFixtures', parsed, path, '--fixtures') as FixturesDocument;
+    documents.push(document);
     try {
       const result = await states.loadFixtures(document);
       note(result.loaded ? `fixtures ${path} loaded: ${result.steps.length} steps` : `fixtures ${path}: ${result.message}`);
@@ -62,8 +67,13 @@ export async function loadStartFiles(states: KnownStates, operations: HttpOperat
       throw error;
     }
   }
-  // With neither, there is no baseline: a reset forgets, as it always did.
-  if (files.snapshot !== undefined || (files.fixtures?.length ?? 0) > 0) states.keepBaseline();
+  // With neither, there is no baseline: a reset forgets. A snapshot replaced whatever the store held, so the state now is the start files' own.
+  if (files.snapshot !== undefined || (documents.length > 0 && !holdsRecords(start.records))) states.keepBaseline();
+  else if (documents.length > 0) states.keepBaselineOf(documents, start.overrides);
+}
+
+function holdsRecords(records: SnapshotRecords): boolean {
+  return Object.values(records).some((rows: readonly unknown[]) => rows.length > 0);
 }
 
 /**
@@ -77,7 +87,7 @@ export function checked(operations: HttpOperation[], id: 'putSnapshot' | 'loadFi
   const violations = requestViolations(operation, { method: operation.method, path: operation.path, query: {}, headers: { 'content-type': 'application/json' }, body: document });
   if (violations.length === 0) return document;
   // The sentences POST /__sandbox/fixtures and PUT /__sandbox/snapshot answer for the same body.
-  throw new KnownStateError(`${flag} ${path}: ${describe(violations)}`);
+  throw new KnownStateError(`${flag} ${path}: ${describe(violations, { body: document, schema: bodySchema(operation) })}`);
 }
 
 async function text(path: string, flag: string): Promise<string> {

@@ -7,6 +7,7 @@
  */
 
 import { API_BASE, CONTROL_BASE } from '../model/bases.js';
+import { unknownBodyFields } from './unknown-fields.js';
 
 /** The key pair a step authenticates as. */
 export interface FixtureKeyPair {
@@ -159,10 +160,14 @@ export async function runSteps(document: FixturesDocument, deps: FixtureRunnerDe
       if (held !== undefined) throw new AlreadyHeld(index, step.id, held);
     }
     if (!statusMet || !codeMet) {
-      const field = !statusMet ? `/steps/${index}/expect/status` : `/steps/${index}/expect/code`;
       const wanted = !statusMet ? (expected.status === undefined ? 'the operation to go through (a status below 400, and data.payments not empty)' : `status ${expected.status}`) : `code ${expected.code}`;
       const got = `status ${answer.status}${code === undefined ? '' : ` and code ${code}`}`;
-      throw new FixturesError(`${where}: expected ${wanted}, the answer has ${got}${messageOf(parsed)}`, { index, id: step.id, field });
+      // The Payments API takes unknown fields silently: a misspelt one shows only as an answer that differs, so the step points at it.
+      const unknown = step.api ? await unknownBodyFields(deps.send, step.api.method, step.api.path, step.api.body) : [];
+      const typo = unknown.find((field) => field.suggestion !== undefined) ?? unknown[0];
+      const field = typo ? `/steps/${index}/api/body/${pointerToken(typo.field)}` : !statusMet ? `/steps/${index}/expect/status` : `/steps/${index}/expect/code`;
+      const hint = unknown.length === 0 ? '' : `; its body has ${unknown.map((found) => `'${found.field}'${found.suggestion === undefined ? '' : ` (did you mean '${found.suggestion}'?)`}`).join(', ')}, which ${step.api!.method} ${step.api!.path.split(/[?#]/)[0]} does not take`;
+      throw new FixturesError(`${where}: expected ${wanted}, the answer has ${got}${messageOf(parsed)}${hint}`, { index, id: step.id, field });
     }
     for (const key of references) {
       if (!before.includes(keyOf(key)) && deps.hasPayment(key.publicKey, key.paymentReference)) made.set(keyOf(key), index);

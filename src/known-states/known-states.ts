@@ -33,6 +33,8 @@ export class SnapshotError extends Error {
  */
 export class KnownStates {
   private baseline: SandboxState | undefined;
+  // Start-up fixtures that ran over what the store already held: the baseline is made from them, on an empty state, at the first reset.
+  private remake: { documents: readonly FixturesDocument[]; overrides: Override[] } | undefined;
   private last: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: KnownStatesDependencies) {}
@@ -46,22 +48,24 @@ export class KnownStates {
    * @throws FixturesError naming the step; StoreUnavailableError when the store cannot write
    */
   loadFixtures(document: FixturesDocument): Promise<FixturesResult> {
-    return this.exclusive(async () => {
-      const before = takeState(this.deps);
-      let sent = 0;
-      const send: FixtureRunnerDependencies['send'] = (request) => {
-        sent += 1;
-        return this.deps.send(request);
-      };
-      try {
-        return await runSteps(document, { send, controlToken: this.deps.controlToken, wholeState: this.deps.wholeState, hasPayment: (key, reference) => this.deps.store.payment(key, reference) !== undefined });
-      } catch (error) {
-        // Nothing sent, nothing to take back: a document refused at its first step's references.
-        if (sent > 0) await putState(this.deps, before);
-        if (error instanceof AlreadyHeld) return { loaded: false, alreadyLoaded: true, message: error.message, steps: [], bound: [] };
-        throw error;
-      }
-    });
+    return this.exclusive(() => this.runDocument(document));
+  }
+
+  private async runDocument(document: FixturesDocument): Promise<FixturesResult> {
+    const before = takeState(this.deps);
+    let sent = 0;
+    const send: FixtureRunnerDependencies['send'] = (request) => {
+      sent += 1;
+      return this.deps.send(request);
+    };
+    try {
+      return await runSteps(document, { send, controlToken: this.deps.controlToken, wholeState: this.deps.wholeState, hasPayment: (key, reference) => this.deps.store.payment(key, reference) !== undefined });
+    } catch (error) {
+      // Nothing sent, nothing to take back: a document refused at its first step's references.
+      if (sent > 0) await putState(this.deps, before);
+      if (error instanceof AlreadyHeld) return { loaded: false, alreadyLoaded: true, message: error.message, steps: [], bound: [] };
+      throw error;
+    }
   }
 
   /**
@@ -95,20 +99,41 @@ export class KnownStates {
     });
   }
 
-  /** Takes the state now as the baseline a reset returns to: once the start-up's snapshot and fixtures are loaded. */
+  /**
+   * Takes the state now as the baseline a reset returns to: once the
+   * start-up's snapshot and fixtures are loaded on an empty state, or
+   * over the state a `--snapshot` replaced (docs/decisions.md#d85-reset-returns-to-the-start-files).
+   */
   keepBaseline(): void {
     this.baseline = takeState(this.deps);
+    this.remake = undefined;
   }
 
   /**
-   * Returns every merchant, or one, to the baseline; or to nothing with
-   * `toEmpty`, or when there is no baseline (docs/decisions.md#d77-reset-to-baseline).
-   * Journal entries of those merchants go either way.
+   * The start-up's fixtures ran over what the store file already held, so
+   * the state now is not the baseline: the first reset makes it by running
+   * `documents` again on an empty state (the start's sandbox-wide
+   * `overrides` kept, as `--scenario`'s), then puts the rest back
+   * (docs/decisions.md#d85-reset-returns-to-the-start-files).
+   */
+  keepBaselineOf(documents: readonly FixturesDocument[], overrides: readonly Override[]): void {
+    this.baseline = undefined;
+    this.remake = { documents, overrides: overrides.filter((override) => override.publicKey === undefined).map((override) => ({ ...override })) };
+  }
+
+  /**
+   * Returns every merchant, or one, to the baseline: the state the
+   * start-up's `--snapshot`, then `--fixtures`, make from nothing; or to
+   * nothing with `toEmpty`, or when the sandbox started with neither
+   * (docs/decisions.md#d85-reset-returns-to-the-start-files). Journal
+   * entries of those merchants go either way.
    * @returns what it reset to
-   * @throws StoreUnavailableError when the store cannot write
+   * @throws StoreUnavailableError when the store cannot write; FixturesError
+   *   when start-up fixtures to be run again no longer load (the state is as it was)
    */
   reset(publicKey: string | undefined, toEmpty: boolean): Promise<'baseline' | 'empty'> {
     return this.exclusive(async () => {
+      if (!toEmpty && this.remake) await this.makeBaseline(this.remake);
       const { store, overrides, faults } = this.deps;
       const baseline = toEmpty ? undefined : this.baseline;
       const heldThere = publicKey === undefined || baseline?.records.merchants.some((merchant) => merchant.publicKey === publicKey);
@@ -125,6 +150,20 @@ export class KnownStates {
       await store.transaction(() => this.deps.clearJournal(publicKey));
       return 'baseline';
     });
+  }
+
+  // The start files' state, made from nothing; then the store's own state back, which the reset that asked for it replaces in part or whole.
+  private async makeBaseline(remake: { documents: readonly FixturesDocument[]; overrides: Override[] }): Promise<void> {
+    const held = takeState(this.deps);
+    const nothing: SandboxState = { records: { merchants: [], payments: [], orders: [], webhooks: [], clocks: [], deliveries: [] }, overrides: remake.overrides, faults: [] };
+    await putState(this.deps, nothing);
+    try {
+      for (const document of remake.documents) await this.runDocument(document);
+      this.baseline = takeState(this.deps);
+      this.remake = undefined;
+    } finally {
+      await putState(this.deps, held);
+    }
   }
 
   // Merchants the baseline does not hold stay known, released, with their notification URLs, as a reset to empty keeps them.

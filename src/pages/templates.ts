@@ -16,6 +16,7 @@ export function layout(title: string, body: Html): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
+<link rel="icon" href="/pages/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/pages/assets/style.css">
 </head>
 <body>

@@ -1,5 +1,6 @@
 import { inputError, missingParameter, paymentTypeMissing } from '../errors.js';
 import { refuseEmptyRequired, relax, unredirectableUrls } from './leniency.js';
+import { closestName, propertyNamesAt } from './closest-name.js';
 import { operationId, requestViolations, type HttpOperation, type RequestToCheck, type Violation } from './operations.js';
 
 /** How strictly a request is checked. */
@@ -58,7 +59,7 @@ export function checkRequest(operation: HttpOperation, request: RequestToCheck, 
   if (violations.length === 0) return { body: relaxedBody, warnings: [...warnings] };
   if (options.providerErrors) throw missingParameter(fieldOf(violations[0]!));
   const providerWords = id === 'createSubscription' ? subscriptionNullMessage(violations, body) : undefined;
-  throw inputError(providerWords ?? describe(violations));
+  throw inputError(providerWords ?? describe(violations, { body: request.body, schema: bodySchema(operation) }));
 }
 
 /**
@@ -109,29 +110,63 @@ const MAX_SENTENCES = 10;
 /** The longest sentence kept whole, in characters: one quotes the property name a client made up. */
 const MAX_SENTENCE = 300;
 
+/** What `describe` may read beside the violations: the body as sent and its schema, to name items and suggest names. */
+export interface DescribeContext {
+  body?: unknown;
+  /** the operation's body schema, dereferenced (HttpOperation's `request.body.contents[0].schema`) */
+  schema?: unknown;
+}
+
+/** The body schema of an operation, dereferenced as prism parsed it; undefined when it takes no body. */
+export function bodySchema(operation: HttpOperation): unknown {
+  return operation.request?.body?.contents?.[0]?.schema;
+}
+
 /**
  * One sentence per violation, each naming its field: "amount must match
  * pattern ...; cvv is required". At most MAX_SENTENCES of them, each cut at
  * MAX_SENTENCE characters, then "and N more": a body of 10,000 wrong order
  * items is refused in a message of a few lines (README, "Bounds").
+ * With `context`, an array item that has a string `id` is named by it too
+ * (`steps.0 (id card1)`), and a property the schema does not know is
+ * followed by the closest one it does ("did you mean 'expect'?").
  */
-export function describe(violations: Violation[]): string {
+export function describe(violations: Violation[], context: DescribeContext = {}): string {
   const sentences = violations
     .filter((violation) => violation.keyword !== 'if')
     .map((violation) => {
-      const field = violation.where.split('.').slice(1).join('.');
+      const segments = violation.where.split('.').slice(1);
+      const field = named(segments, context.body);
       if (violation.keyword === 'required') {
         const missing = /property '([^']+)'/.exec(violation.message)?.[1];
         if (missing) return `${field ? `${field}.` : ''}${missing} is required`;
         return 'a request body is required';
       }
+      const unknown = violation.keyword === 'additionalProperties' ? /; found '([^']*)'$/.exec(violation.message)?.[1] : undefined;
+      if (unknown !== undefined) {
+        const suggestion = closestName(unknown, propertyNamesAt(context.schema, segments));
+        return `${field ? `${field} has` : 'the body has'} an unknown field '${unknown}'${suggestion === undefined ? '' : `: did you mean '${suggestion}'?`}`;
+      }
       const what = violation.message.replace(/^(Request|Response) (body|path|query|header)( (property|parameter) \S+)? ?/, '');
-      if (what.startsWith(`${field} `)) return what;
+      const plain = segments.join('.');
+      if (what.startsWith(`${plain} `)) return field === plain ? what : `${field}${what.slice(plain.length)}`;
       return field ? `${field} ${what}` : what;
     });
   const distinct = [...new Set(sentences)];
   const kept = distinct.slice(0, MAX_SENTENCES).map((sentence) => (sentence.length > MAX_SENTENCE ? `${sentence.slice(0, MAX_SENTENCE)}…` : sentence));
   return distinct.length > MAX_SENTENCES ? `${kept.join('; ')}; and ${distinct.length - MAX_SENTENCES} more` : kept.join('; ');
+}
+
+// The dotted path of a field, each array item that carries a string `id` named by it: `steps.2 (id refund1).expect`.
+function named(segments: readonly string[], body: unknown): string {
+  let value = body;
+  return segments
+    .map((segment) => {
+      value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[segment] : undefined;
+      const id = /^\d+$/.test(segment) && typeof value === 'object' && value !== null ? (value as { id?: unknown }).id : undefined;
+      return typeof id === 'string' && id.length <= 64 ? `${segment} (id ${id})` : segment;
+    })
+    .join('.');
 }
 
 // The field a refusal names: the missing property, or the one whose value is wrong.

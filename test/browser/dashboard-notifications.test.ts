@@ -333,7 +333,7 @@ describe('the dashboard shows and drives notifications', { timeout: 30_000 }, ()
   });
 
   it('is used through the control API and its own files alone', () => {
-    const outside = dashboardCalls.filter((url) => !url.pathname.startsWith('/__sandbox') && !url.pathname.startsWith('/pages/assets/dashboard/') && url.pathname !== '/pages/assets/bar.css');
+    const outside = dashboardCalls.filter((url) => !url.pathname.startsWith('/__sandbox') && !url.pathname.startsWith('/pages/assets/dashboard/') && url.pathname !== '/pages/assets/bar.css' && url.pathname !== '/pages/assets/favicon.svg');
     expect(outside).toEqual([]);
   });
 });

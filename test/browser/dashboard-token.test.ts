@@ -64,13 +64,18 @@ describe('the dashboard of a sandbox with a control token', () => {
   });
 
   it('sends the token and JSON with a state-changing request, which the control API takes', { timeout: 15_000 }, async () => {
-    page.on('dialog', (dialog) => dialog.accept());
+    const asked: string[] = [];
+    page.on('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void dialog.accept();
+    });
     await page.getByRole('link', { name: 'Overview' }).click();
     await page.waitForSelector('main#view[data-view="overview"][data-ready="true"]');
     await page.getByRole('button', { name: 'Reset everything' }).click();
     await page.waitForFunction(() => document.querySelector('#notice')?.textContent === 'Reset everything.');
     const reset = sent.find((request) => request.path === '/__sandbox/reset');
     expect(reset).toMatchObject({ method: 'POST', authorization: `Bearer ${TOKEN}`, contentType: 'application/json' });
+    expect(asked).toEqual([expect.stringMatching(/^Return every merchant to the start-up state: what --snapshot and --fixtures made, or nothing without them\./)]);
     expect(sandbox.store.payments(sandbox.store.merchants()[0]!.publicKey)).toEqual([]);
   });
 });

@@ -102,6 +102,11 @@ describe('the dashboard', { timeout: 20_000 }, () => {
     await page.locator('#payments tbody tr', { hasText: 'DASH-CARD-1' }).getByRole('button', { name: 'Succeed' }).click();
     await page.waitForFunction(() => document.querySelector('#notice')?.textContent?.includes('DASH-CARD-1 succeeded'));
     expect(sandbox.store.payment(merchant.publicKey, 'DASH-CARD-1')?.status).toBe('SUCCESSFUL');
+    // The confirmation names what a reset returns to (docs/decisions.md#d85-reset-returns-to-the-start-files).
+    page.once('dialog', (dialog) => {
+      expect(dialog.message()).toMatch(/start-up state: what --snapshot and --fixtures made of it, or nothing without them/);
+      void dialog.accept();
+    });
     await page.getByRole('button', { name: 'Reset this merchant' }).click();
     await page.waitForFunction(() => document.querySelector('#notice')?.textContent?.startsWith('Reset '));
     expect(sandbox.store.payments(merchant.publicKey)).toEqual([]);
@@ -109,7 +114,7 @@ describe('the dashboard', { timeout: 20_000 }, () => {
   });
 
   it('is used through the control API and its own files alone', () => {
-    const outside = controlCalls.filter((path) => !path.startsWith('/__sandbox') && !path.startsWith('/pages/assets/dashboard/') && path !== '/pages/assets/bar.css');
+    const outside = controlCalls.filter((path) => !path.startsWith('/__sandbox') && !path.startsWith('/pages/assets/dashboard/') && path !== '/pages/assets/bar.css' && path !== '/pages/assets/favicon.svg');
     expect(outside).toEqual([]);
     expect(controlCalls.some((path) => path.startsWith('/__sandbox/overrides'))).toBe(true);
   });

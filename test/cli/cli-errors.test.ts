@@ -56,10 +56,23 @@ describe('payments-sandbox on first contact', () => {
     const port = (taken.address() as { port: number }).port;
     const { code, stdout, stderr } = await ended(['--port', String(port), '--data', join(dir, 'sb.json')]);
     expect(code).toBe(2);
-    expect(stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^payments-sandbox: port ${port} on 127\\.0\\.0\\.1 is already in use.*--port <n>`))]);
+    expect(stderr.trim().split('\n')).toEqual([`payments-sandbox: port ${port} on 127.0.0.1 is already in use: stop what uses it, or pick another with --port <n> (0: any free port)`]);
     expect(stdout).not.toContain('API base');
     // The store it opened was let go of: no lock left behind.
     expect(existsSync(join(dir, 'sb.json.lock'))).toBe(false);
+  });
+
+  it('a --store where nothing listens: one line naming host and port and what to do, never the password, exit 2', { timeout: TIMEOUT }, async () => {
+    taken = createServer();
+    await new Promise<void>((done) => taken!.listen(0, '127.0.0.1', () => done()));
+    const port = (taken.address() as { port: number }).port;
+    // Free again: nothing accepts connections there.
+    await new Promise<void>((done) => taken!.close(() => done()));
+    taken = undefined;
+    const { code, stderr } = await ended(['--port', '0', '--store', `postgres://app:s3cret@127.0.0.1:${port}/shop`]);
+    expect(code).toBe(2);
+    expect(stderr.trim().split('\n')).toEqual([`payments-sandbox: cannot open the store at 127.0.0.1:${port}/shop: nothing accepts connections at 127.0.0.1:${port}: start PostgreSQL there, or check the URL's host and port`]);
+    expect(stderr).not.toContain('s3cret');
   });
 
   it('a host that is no address of this machine: one line naming it, exit 2', { timeout: TIMEOUT }, async () => {

@@ -103,6 +103,9 @@ describe('payments-sandbox with a data file', () => {
 
     const second = run(['--port', '0', '--data', dataFile]);
     const again = await banner(second);
+    // The banner shows the pair already in use, not a new one each start.
+    expect({ publicKey: again.publicKey, secretKey: again.secretKey }).toEqual({ publicKey: shown.publicKey, secretKey: shown.secretKey });
+    expect(again.text).toContain('The first merchant this store holds, the same at each start on it:');
     // The first run's token still works: the merchant was kept.
     const repeated = await call(again.apiBase, 'POST', '/payments/initiates', accountPayment({ publicKey: shown.publicKey, paymentReference: 'SBREF-CLI-PAY' }), bearer);
     expect(repeated.status).toBe(200);

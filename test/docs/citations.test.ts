@@ -198,7 +198,8 @@ describe('docs/decisions.md', () => {
 });
 
 describe('README.md', () => {
-  it('stays a user\'s guide of at most 810 lines', () => {
-    expect(README.trimEnd().split('\n').length).toBeLessThanOrEqual(810);
+  // 800 until the guide gained what a newcomer asked for first (its SDK's base URL, a troubleshooting table) and an agent's configuration.
+  it('stays a user\'s guide of at most 830 lines', () => {
+    expect(README.trimEnd().split('\n').length).toBeLessThanOrEqual(830);
   });
 });

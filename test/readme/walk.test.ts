@@ -47,5 +47,7 @@ describe("the README's curl walk", () => {
     expect(first.stdout).toContain('APPROVED');
     expect(first.stdout).toContain('INVALID HASH');
     expect(first.stdout).not.toContain('linkingReference undefined');
+    // Each answer on a line of its own: no answer runs into the next.
+    expect(first.stdout).not.toMatch(/\}\{/);
   });
 });

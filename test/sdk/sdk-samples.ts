@@ -144,7 +144,7 @@ export interface SamplesSandbox {
 
 /**
  * A sandbox with HTTPS and the proxy for the provider's hard-wired host
- * (README, "The provider's Node SDK, unchanged"), a CA folder of its own,
+ * (docs/https-and-proxy.md, "The provider's Node SDK, unchanged"), a CA folder of its own,
  * the samples' merchant known, and the samples prepared to reach it.
  */
 export async function sandboxForSamples(): Promise<SamplesSandbox> {

@@ -110,10 +110,10 @@ export class ApiClient {
     return result;
   }
 
-  /** A new merchant with a random test key pair, its token obtained over the API. */
-  async merchant(): Promise<TestMerchant> {
-    const publicKey = `SBTESTPUBK_${randomBytes(8).toString('hex')}`;
-    const secretKey = `SBTESTSECK_${randomBytes(8).toString('hex')}`;
+  /** A new merchant with a random test key pair (or the pair given), its token obtained over the API. */
+  async merchant(pair?: { publicKey: string; secretKey: string }): Promise<TestMerchant> {
+    const publicKey = pair?.publicKey ?? `SBTESTPUBK_${randomBytes(8).toString('hex')}`;
+    const secretKey = pair?.secretKey ?? `SBTESTSECK_${randomBytes(8).toString('hex')}`;
     const response = await this.send('POST', '/encrypt/keys', { key: `${secretKey}.${publicKey}` });
     expect(response.status).toBe(200);
     return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bannerRecord, bannerText, noticeLine, SERVING, wrap, type BannerFacts } from '../../../src/cli/banner.js';
+import { bannerKeyPair, bannerRecord, bannerText, noticeLine, SERVING, wrap, type BannerFacts } from '../../../src/cli/banner.js';
 
 /** The start-up banner, as text and as one JSON record with the same facts (docs/decisions.md#d67-json-stdout). */
 
@@ -100,5 +100,25 @@ describe('wrap', () => {
     expect(wrap('aa bb cc', 5)).toEqual(['aa bb', 'cc']);
     expect(wrap('a verylongword b', 4)).toEqual(['a', 'verylongword', 'b']);
     expect(wrap('', 10)).toEqual([]);
+  });
+});
+
+describe('bannerKeyPair', () => {
+  const sample = () => ({ publicKey: 'SBTESTPUBK_new', secretKey: 'SBTESTSECK_new' });
+
+  it('on a store with merchants, shows the first still bound: the same pair at each start', () => {
+    const merchants = [
+      { publicKey: 'SBTESTPUBK_reset', secretKey: 'SBTESTSECK_reset', released: true },
+      { publicKey: 'SBTESTPUBK_first', secretKey: 'SBTESTSECK_first' },
+      { publicKey: 'SBTESTPUBK_second', secretKey: 'SBTESTSECK_second' },
+    ];
+    expect(bannerKeyPair(merchants, sample)).toEqual({ keys: { publicKey: 'SBTESTPUBK_first', secretKey: 'SBTESTSECK_first' }, keysStored: true });
+    expect(bannerKeyPair(merchants.slice(0, 1), sample).keys.publicKey).toBe('SBTESTPUBK_reset');
+  });
+
+  it('on an empty store, a new pair, and the banner says how it becomes the stable one', () => {
+    expect(bannerKeyPair([], sample)).toEqual({ keys: sample(), keysStored: false });
+    expect(bannerText(FACTS)).toContain('A test key pair (any SBTESTPUBK_/SBTESTSECK_ pair works; once used, each start on this store shows it):');
+    expect(bannerText({ ...FACTS, keysStored: true })).toContain('The first merchant this store holds, the same at each start on it:\n    public key  SBTESTPUBK_abc');
   });
 });

@@ -223,3 +223,42 @@ describe('fixtures and a snapshot at start', () => {
     expect(sandbox.store.payments(PUB)).toEqual([]);
   });
 });
+
+describe('a fixtures mistake', () => {
+  const typoInStep = { version: 1, merchant: { publicKey: PUB, secretKey: SEC }, steps: [{ ...initiate('FX-TYPO-0') }, { id: 'card1', ...initiate('FX-TYPO-1'), expcet: { code: '20' } }] };
+
+  it('an unknown field of a step is named by the step\'s index and id, with the allowed name closest to it', async () => {
+    const { control } = await started();
+    const refused = await control.send('POST', '/fixtures', { body: typoInStep });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toBe("steps.1 (id card1) has an unknown field 'expcet': did you mean 'expect'?");
+  });
+
+  it('in a --fixtures file stops the start with the same words, naming the file', async () => {
+    const file = join(dir, 'typo.json');
+    await writeFile(file, JSON.stringify(typoInStep));
+    const failed = await sandboxForTest({ fixtures: [file] }).catch((error: unknown) => error);
+    expect(failed).toBeInstanceOf(KnownStateError);
+    expect((failed as Error).message).toBe(`--fixtures ${file}: steps.1 (id card1) has an unknown field 'expcet': did you mean 'expect'?`);
+  });
+
+  it('a step that fails its expect because of a misspelt body field points at that field, and names the one meant', async () => {
+    const { control } = await started();
+    const body = accountPayment({ publicKey: PUB, paymentReference: 'FX-TYPO-2' });
+    const misspelt = { ...Object.fromEntries(Object.entries(body).filter(([key]) => key !== 'bankCode')), bankCdoe: '058', colour: 'red' };
+    const document = { version: 1, merchant: { publicKey: PUB, secretKey: SEC }, steps: [{ id: 'acct', api: { method: 'POST', path: '/payments/initiates', body: misspelt }, expect: { code: '20' } }] };
+    const refused = await control.send('POST', '/fixtures', { body: document });
+    expect(refused.status).toBe(400);
+    expect(refused.body.step).toEqual({ index: 0, id: 'acct', field: '/steps/0/api/body/bankCdoe' });
+    expect(refused.body.message).toMatch(/^step 0 \(acct\): expected code 20, the answer has status 400 \("bankCode is required"\)/);
+    expect(refused.body.message).toMatch(/; its body has 'bankCdoe' \(did you mean 'bankCode'\?\), 'colour', which POST \/payments\/initiates does not take$/);
+  });
+
+  it('a step that fails its expect with a body the operation takes still points at the expect that differed', async () => {
+    const { control } = await started();
+    const document = { version: 1, merchant: { publicKey: PUB, secretKey: SEC }, steps: [{ ...initiate('FX-TYPO-3'), expect: { status: 201 } }] };
+    const refused = await control.send('POST', '/fixtures', { body: document });
+    expect(refused.body.step).toEqual({ index: 0, field: '/steps/0/expect/status' });
+    expect(refused.body.message).toBe('step 0: expected status 201, the answer has status 200 and code 20 ("Transaction is pending")');
+  });
+});

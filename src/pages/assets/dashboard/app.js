@@ -99,7 +99,8 @@ function markHeader(view, params) {
   for (const extra of views.querySelectorAll('[data-nav="merchant"], [data-nav="payment"]')) extra.remove();
   // A merchant's view and a payment's story need their keys: the header links them while one is open.
   if (params.publicKey) {
-    const merchantLink = h('a', { href: `${BASE}merchants/${encodeURIComponent(params.publicKey)}`, dataset: { nav: 'merchant' }, title: params.publicKey }, `Merchant ${shorten(params.publicKey)}`);
+    // Every test key starts SBTESTPUBK_: the header shows the part that tells merchants apart, the title the whole key.
+    const merchantLink = h('a', { href: `${BASE}merchants/${encodeURIComponent(params.publicKey)}`, dataset: { nav: 'merchant' }, title: params.publicKey }, `Merchant ${shorten(params.publicKey.replace(/^SBTESTPUBK_(?=.)/, ''))}`);
     views.querySelector('[data-nav="overview"]').after(merchantLink);
     if (params.paymentReference) merchantLink.after(h('a', { href: location.pathname, dataset: { nav: 'payment' }, title: params.paymentReference }, `Payment ${shorten(params.paymentReference)}`));
   }

@@ -45,7 +45,8 @@ function clockCard(clock, refresh) {
   const { publicKey } = clock;
   const now = Date.parse(clock.now);
   const by = input('by', 'PT1H', { maxlength: '64', 'aria-describedby': 'advance-hint' });
-  const to = input('to', '', { maxlength: '64', placeholder: clock.now });
+  // To the second: the milliseconds would only cut the example off in a narrow box.
+  const to = input('to', '', { maxlength: '64', placeholder: clock.now.replace(/\.\d+Z$/, 'Z') });
   const advance = async (body) => {
     const moved = await call('POST', `/clock/${segment(publicKey)}/advance`, body);
     const fired = moved.fired.map((item) => `${KINDS[item.kind] ?? item.kind} of ${item.paymentReference}`);

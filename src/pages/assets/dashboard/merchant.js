@@ -35,7 +35,7 @@ export function mount({ main, params, search, setQuery, refresh }) {
   };
   const filterForm = h('form', { className: 'row', id: 'payment-filters', attrs: { 'aria-label': 'Filter payments' } },
     field('Status', controls.status), field('Method', controls.method), field('Result code', controls.code),
-    field('Reference contains', controls.q, 'wide-field'), field('Created from (merchant clock)', controls.from), field('Created before', controls.to),
+    field('Reference contains', controls.q, 'wide-field'), field('Created from (merchant clock)', controls.from, 'time-field'), field('Created before', controls.to, 'time-field'),
     field('Order', controls.order),
     h('button', { type: 'submit' }, 'Apply'),
     button('Clear', () => { pager.reset(); setQuery({}); }, 'secondary'));
@@ -58,6 +58,7 @@ export function mount({ main, params, search, setQuery, refresh }) {
     h('section', { className: 'card', attrs: { 'aria-labelledby': 'payments-title' } }, h('h2', { id: 'payments-title' }, 'Payments'), panel, payments, pager.element),
     h('section', { className: 'card', attrs: { 'aria-labelledby': 'orders-title' } }, h('h2', { id: 'orders-title' }, 'Orders'), orders, ordersPager.element),
     h('section', { className: 'card' }, h('h2', {}, 'Reset'), button('Reset this merchant', () => guarded(async () => {
+      if (!window.confirm(`Return ${publicKey} to the start-up state: what --snapshot and --fixtures made of it, or nothing without them?`)) return;
       await call('POST', `/reset${query({ publicKey })}`);
       nav.notice(`Reset ${publicKey}.`);
       pager.reset();
@@ -91,7 +92,9 @@ export function mount({ main, params, search, setQuery, refresh }) {
         cell(when(p.createdAt), { oneLine: true }),
         cell(p.status === 'PENDING' ? settleButtons(p, refresh) : ''))),
       { id: 'payments', empty: narrowed ? 'No payment matches these filters.' : 'No payment yet.' }));
-    ordersPager.update(orderPage, orderPage.orders.length);
+    // The table has a row per item; the pages count orders.
+    const itemRows = orderPage.orders.reduce((sum, o) => sum + o.items.length, 0);
+    ordersPager.update(orderPage, orderPage.orders.length, { records: 'orders', rows: `${itemRows} item ${itemRows === 1 ? 'row' : 'rows'}` });
     orders.replaceChildren(table('One row per order item, oldest first', ['Reference', 'Item', 'Description', 'Amount#', 'Updated'],
       orderPage.orders.flatMap((o) => o.items.map((item) => h('tr', {},
         keyCell('paymentReference', o.paymentReference, { href: paymentHref(publicKey, o.paymentReference) }),

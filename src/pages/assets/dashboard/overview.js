@@ -24,7 +24,7 @@ export function mount({ main, search, setQuery, refresh }) {
   const list = h('div');
   const failing = h('div');
   const resetAll = button('Reset everything', () => guarded(async () => {
-    if (!window.confirm('Forget every payment, order, delivery, override and journal entry of every merchant, and set their clocks back?')) return;
+    if (!window.confirm('Return every merchant to the start-up state: what --snapshot and --fixtures made, or nothing without them. Every payment, order, delivery, override and journal entry since goes, and clocks go back. Go on?')) return;
     await call('POST', '/reset');
     nav.notice('Reset everything.');
     pager.reset();
@@ -34,7 +34,7 @@ export function mount({ main, search, setQuery, refresh }) {
     h('h1', {}, 'Overview'),
     h('section', { className: 'card', attrs: { 'aria-labelledby': 'merchants-title' } }, h('h2', { id: 'merchants-title' }, 'Merchants'), form, list, pager.element),
     h('section', { className: 'card', attrs: { 'aria-labelledby': 'failing-title' } }, h('h2', { id: 'failing-title' }, 'Failing receivers'), failing),
-    h('section', { className: 'card' }, h('h2', {}, 'The whole sandbox'), h('p', { className: 'hint' }, 'Forgets every merchant\'s state; the catalogue and the settings stay.'), resetAll),
+    h('section', { className: 'card' }, h('h2', {}, 'The whole sandbox'), h('p', { className: 'hint' }, 'Back to the start-up state: what --snapshot and --fixtures made, or nothing without them. The catalogue and the settings stay.'), resetAll),
   );
 
   async function load() {

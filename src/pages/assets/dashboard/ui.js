@@ -323,11 +323,15 @@ export class Pager {
   /** The `cursor` parameter of the page shown. */
   params() { return this.cursor ? { cursor: this.cursor } : {}; }
 
-  /** Shows where a page just read stands: `{total, next}` and how many rows it held. */
-  update(page, shown) {
+  /**
+   * Shows where a page just read stands: `{total, next}` and how many records it held. `counted` names the
+   * records when a table shows them as rows of another kind (an order's items): "orders 1–2 of 2, 5 item rows".
+   */
+  update(page, shown, counted) {
     this.following = page.next;
     this.shown = shown;
-    this.position.textContent = shown === 0 ? '' : `${this.first}–${this.first + shown - 1} of ${page.total}`;
+    const range = `${this.first}–${this.first + shown - 1} of ${page.total}`;
+    this.position.textContent = shown === 0 ? '' : counted ? `${counted.records} ${range}, ${counted.rows}` : range;
     this.previous.disabled = this.before.length === 0;
     this.next.disabled = !this.following;
     this.element.dataset.page = String(this.before.length + 1);
