@@ -7,10 +7,11 @@ import { httpOutcome, type Answer, type Links, type OperationEnv, type PayloadEn
 import { authenticateMerchant, checkPublicKey, exchangeKey, merchantOfPublicKey } from '../domain/authentication.js';
 import type { MerchantClocks } from '../clock/clocks.js';
 import { putWrites, type Outbox } from '../domain/commit.js';
-import { errorFamilyOf, prepareOperation } from '../domain/registry.js';
+import type { Credentials } from '../domain/operation.js';
+import { errorFamilyOf, prepareOperation, requestRulesOf } from '../domain/registry.js';
 import type { Body } from '../domain/request.js';
 import { REASON_HEADER } from '../domain/state-machine.js';
-import { ApiError, badRequest, foreignOriginRefused, methodNotAllowed, notFound, unsupportedMediaType } from '../errors.js';
+import { ApiError, badRequest, type BodyRefusals, foreignOriginRefused, methodNotAllowed, notFound, unsupportedMediaType } from '../errors.js';
 import type { Merchant } from '../model/records.js';
 import type { OperationId } from '../model/operations.js';
 import { SCENARIO_HEADER, type ScenarioSelector } from '../scenarios/selector.js';
@@ -99,6 +100,12 @@ interface Route {
   /** the hash endpoint has no security at the provider: without credentials its merchant is the body's publicKey */
   optionalAuth: boolean;
   providerErrors: boolean;
+  /** where its merchant comes from (its registry entry, RequestRules) */
+  credentials: Credentials;
+  /** what other methods on its path and paths below it answer, when not 405 or the provider's 404 (RequestRules) */
+  pathNotFound?: () => ApiError;
+  /** its body's refusals in the spec's or the provider's own words (RequestRules) */
+  bodyRefusals?: BodyRefusals;
 }
 
 /** A fault that closes or holds the connection instead of an answer: the transport carries it out. */
@@ -170,6 +177,8 @@ export function paymentsApi(deps: ApiDependencies): PaymentsApi {
     byPath.set(key, [...(byPath.get(key) ?? []), route]);
   }
   const parametric = routes.filter((route) => route.pattern !== undefined);
+  // The paths below a route whose entry answers its own 404 there (the key exchange's, /encrypt/keys/...).
+  const ownNotFound = routes.filter((route) => route.pathNotFound !== undefined).map((route) => ({ route, below: new RegExp(`^${escapeRegExp(route.path)}/`, 'i') }));
   const random = deps.selector.engine.random;
   // Without a minimum in the catalogue, account payments take any amount above zero.
   const accountMinimum = deps.selector.engine.accountMinimum() ?? '0.01';
@@ -226,14 +235,14 @@ export function paymentsApi(deps: ApiDependencies): PaymentsApi {
     begun.operation = route.id;
     const merchant = await readRequest(route, request, begun, params);
     const checked = { method: request.method, path: begun.path, query: begun.query, headers: request.headers, body: begun.sent };
-    const body = validateBody(route.operation, checked, begun, { lenient: !deps.strict, providerErrors: route.providerErrors });
+    const body = validateBody(route.operation, checked, begun, { lenient: !deps.strict, providerErrors: route.providerErrors, bodyRefusals: route.bodyRefusals });
     // One unit of work from the merchant to the puts: on a shared store it runs after every change other replicas committed.
     const answer = await deps.store.transaction(() => {
       const known = resolveMerchant(route, merchant, body, params);
       const stored = deps.store.merchant(known.publicKey);
       const newMerchant = stored === undefined;
-      // Only the key exchange binds a stored merchant again: any other request's merchant may have been read before its body, and replaced since.
-      const bindsMerchant = newMerchant || (route.id === 'exchangeKeys' && !sameMerchant(stored, known));
+      // Only the key exchange's key binds a stored merchant again: any other request's merchant may have been read before its body, and replaced since.
+      const bindsMerchant = newMerchant || (route.credentials === 'body-key' && !sameMerchant(stored, known));
       const parts = { operation: route.id, body, sent: (begun.sent ?? {}) as Body, params, query: begun.query, headers: request.headers };
       const prepared = prepareOperation(parts, known, newMerchant, deps.store);
       const facts = (begun.facts = prepared.facts);
@@ -256,7 +265,8 @@ export function paymentsApi(deps: ApiDependencies): PaymentsApi {
   }
 
   // The route of the request's path and method. A known path asked with another method says which
-  // method it takes; the key exchange keeps the spec's 404 `{error}` for anything but its POST (spec, endpoint 1).
+  // method it takes; the key exchange keeps the spec's 404 `{error}` for anything but its POST (spec, endpoint 1;
+  // its entry's pathNotFound, docs/decisions.md#d23-unknown-paths).
   function routeFor(asked: string, sent: string, server: string): { route: Route; params: Record<string, string> } {
     const path = sent.length > 1 && sent.endsWith('/') ? sent.slice(0, -1) : sent;
     const method = asked === 'HEAD' ? 'GET' : asked;
@@ -271,10 +281,10 @@ export function paymentsApi(deps: ApiDependencies): PaymentsApi {
         params = Object.fromEntries(route.names.map((name, index) => [name, decodeParam(found[index + 1]!)]));
       }
     }
-    const keyExchange = candidates?.[0]?.id === 'exchangeKeys' || /^\/encrypt\/keys\//i.test(path);
     const route = candidates?.find((candidate) => candidate.method === method);
     if (route) return { route, params };
-    if (keyExchange) throw new ApiError(404, { error: 'Not Found' }, 'keys-not-found');
+    const pathNotFound = candidates?.[0]?.pathNotFound ?? ownNotFound.find((own) => own.route.server === server && own.below.test(path))?.route.pathNotFound;
+    if (pathNotFound) throw pathNotFound();
     if (candidates) throw methodNotAllowed(asked, `${server}${sent}`, candidates.map((candidate) => candidate.method));
     throw notFound(`No resource at ${asked} ${server}${sent}`);
   }
@@ -296,7 +306,7 @@ export function paymentsApi(deps: ApiDependencies): PaymentsApi {
   // read: a stranger's megabyte costs neither parsing nor memory (docs/decisions.md#d22-check-order).
   async function readRequest(route: Route, request: ApiRequest, begun: ApiExchange, params: Record<string, string>): Promise<Merchant | undefined> {
     let merchant: Merchant | undefined;
-    if (route.id !== 'exchangeKeys' && !(route.optionalAuth && request.headers.authorization === undefined)) {
+    if (route.credentials === 'headers' && !(route.optionalAuth && request.headers.authorization === undefined)) {
       const authenticate = (): Merchant => {
         const found = authenticateMerchant(deps.store, request.headers.authorization, route.allowBasic, deps.now());
         checkPublicKey(found, params.publicKey);
@@ -314,7 +324,7 @@ export function paymentsApi(deps: ApiDependencies): PaymentsApi {
   // The merchant the request acts for: the credentials', checked against the body's publicKey; the
   // key exchange's key; or, for the hash endpoint and the bank list without credentials, the body's or the path's publicKey.
   function resolveMerchant(route: Route, merchant: Merchant | undefined, body: Body, params: Record<string, string>): Merchant {
-    if (route.id === 'exchangeKeys') return exchangeKey(deps.store, String(body.key), deps.now());
+    if (route.credentials === 'body-key') return exchangeKey(deps.store, String(body.key), deps.now());
     if (merchant === undefined) return merchantOfPublicKey(deps.store, body.publicKey ?? params.publicKey);
     checkPublicKey(merchant, body.publicKey, route.providerErrors);
     return merchant;
@@ -380,8 +390,10 @@ function routeOf(operation: HttpOperation): Route {
     names.push(name);
     return '([^/]+)';
   });
+  const id = operationId(operation) as OperationId;
+  const rules = requestRulesOf(id);
   return {
-    id: operationId(operation) as OperationId,
+    id,
     operation,
     method: operation.method.toUpperCase(),
     path: operation.path,
@@ -390,9 +402,14 @@ function routeOf(operation: HttpOperation): Route {
     names,
     allowBasic: (operation.security ?? []).some((set) => set.some((scheme) => scheme.type === 'http' && scheme.scheme === 'basic')),
     optionalAuth: (operation.security ?? []).some((set) => set.length === 0),
-    providerErrors: errorFamilyOf(operationId(operation) as OperationId) === 'provider',
+    providerErrors: errorFamilyOf(id) === 'provider',
+    credentials: rules.credentials ?? 'headers',
+    pathNotFound: rules.pathNotFound,
+    bodyRefusals: rules.bodyRefusals,
   };
 }
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
 
 // The path of the operation's first server (`http://{host}:{port}/api/v2` gives `/api/v2`): its own, or the document's.
 function serverPathOf(operation: HttpOperation): string {
