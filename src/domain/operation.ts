@@ -8,7 +8,8 @@ import { referenceOf, sharedFacts, type Body, type RequestFacts, type RequestPar
 /**
  * The shape of one Payments API operation, as the registry
  * (src/domain/registry.ts) holds it: its route, the facts it derives from
- * its request, what it runs, and the family of its refusals
+ * its request, what it runs, the family of its refusals, and, for the few
+ * the pipeline treats apart, the rules of its request (RequestRules)
  * (docs/design.md, "Adding an operation").
  */
 
