@@ -64,6 +64,29 @@ export const inputError = (message: string): ApiError =>
 export const paymentTypeMissing = (): ApiError =>
   new ApiError(400, { message: 'Payment Type cannot be null', error: 'INPUT' }, 'payment-type-missing');
 
+/**
+ * The refusals of a body the spec or the provider words itself, where the
+ * document's check would name every offending field in the sandbox's words:
+ * an operation's entry in src/domain/registry.ts holds its own, and the
+ * check of a request (src/validation/check-request.ts) applies them.
+ */
+export interface BodyRefusals {
+  /**
+   * A field the body must not leave out nor send `null`: when the body is
+   * refused, this refusal comes first, whatever else is wrong and before any
+   * leniency (the initiate's paymentType, 400 Payment Type cannot be null;
+   * spec, Errors).
+   */
+  refusedFirst?: { field: string; refusal: () => ApiError };
+  /**
+   * The provider's `<Field> cannot be null` / INPUT for the first of these
+   * fields the refusal finds left out or `null`, in this order; the body's
+   * other refusals keep the sandbox's words
+   * (docs/decisions.md#d64-subscription-null-messages).
+   */
+  nullMessages?: ReadonlyArray<readonly [field: string, message: string]>;
+}
+
 /** 401 Invalid Authentication Token (spec, Authentication rule 4). */
 export const invalidToken = (): ApiError =>
   new ApiError(401, { message: 'Invalid Authentication Token', error: 'INPUT' }, 'invalid-token');
@@ -86,6 +109,13 @@ export const payloadTooLarge = (limit: number): ApiError =>
  */
 export const notFound = (what: string): ApiError =>
   new ApiError(404, { message: 'Not Found', error: NOT_FOUND_TEXT }, 'not-found', { 'X-Sandbox-Detail': what });
+
+/**
+ * 404 `{"error":"Not Found"}`, `error` only: the key exchange's, for any
+ * other method on its path and any path below it (spec, endpoint 1;
+ * docs/decisions.md#d23-unknown-paths).
+ */
+export const keysNotFound = (): ApiError => new ApiError(404, { error: 'Not Found' }, 'keys-not-found');
 
 /** 404 in the provider's order-service shape, e.g. "Orders Not Found" (external-api.yml, Order404Response1-2). */
 export const ordersNotFound = (message: 'Orders Not Found' | 'Transaction Not Found', scenario: string): ApiError =>

@@ -6,7 +6,7 @@ import { StoreUnavailableError } from '../store/store.js';
  * ApiError as it is; a store that cannot write as 503; a body that could not
  * be read as 400 Bad Request (spec, Errors), or 413 beyond its limit;
  * anything else as 500 Internal Server Error / PROCESSING, logged to stderr.
- * The Payments API renders it in src/api/core.ts, the express app in
+ * The Payments API renders it in src/api/api-answer.ts, the express app in
  * src/http/render-error.ts.
  */
 export function toApiError(error: unknown): ApiError {
@@ -39,7 +39,7 @@ export interface RenderedError {
  * The one place an error becomes an answer, for both APIs and the pages:
  * toApiError's ApiError, its body (each API's own envelope, chosen where it
  * was thrown) as JSON. The Payments API adds its rule's name and delay
- * (src/api/core.ts); express's error handler writes it (src/http/render-error.ts).
+ * (src/api/api-answer.ts); express's error handler writes it (src/http/render-error.ts).
  */
 export function renderError(error: unknown): RenderedError {
   const apiError = toApiError(error);

@@ -1,3 +1,4 @@
+import type { ApiError, BodyRefusals } from '../errors.js';
 import type { Merchant } from '../model/records.js';
 import type { Selection } from '../scenarios/selector.js';
 import type { Store } from '../store/store.js';
@@ -7,7 +8,8 @@ import { referenceOf, sharedFacts, type Body, type RequestFacts, type RequestPar
 /**
  * The shape of one Payments API operation, as the registry
  * (src/domain/registry.ts) holds it: its route, the facts it derives from
- * its request, what it runs, and the family of its refusals
+ * its request, what it runs, the family of its refusals, and, for the few
+ * the pipeline treats apart, the rules of its request (RequestRules)
  * (docs/design.md, "Adding an operation").
  */
 
@@ -22,6 +24,32 @@ export type Route = `${'GET' | 'POST' | 'PUT'} /${string}`;
  * 400Response1-11; docs/decisions.md#d31-refund-cancel-errors).
  */
 export type ErrorFamily = 'spec' | 'provider';
+
+/**
+ * Where the merchant a request acts for comes from. `headers`: the
+ * credentials of its Authorization header, as the document's security asks
+ * (a bearer token; Basic too for refund and cancel, spec Authentication
+ * rule 2; none needed by the hash endpoint and the bank list, whose merchant
+ * is then the body's or the path's publicKey). `body-key`: the key
+ * exchange's (spec, endpoint 1): no header is read, the merchant is the one
+ * of the body's `<secret>.<public>` key, and one a reset released is bound
+ * again to the key it brings (docs/decisions.md#d27-reset-releases-keys).
+ */
+export type Credentials = 'headers' | 'body-key';
+
+/** What an operation's entry says about its request beyond its route, facts and run; each omitted for most. */
+export interface RequestRules {
+  /** where its merchant comes from; `headers` when omitted */
+  credentials?: Credentials;
+  /**
+   * What any other method on its path, and any path below it, answers instead
+   * of 405 or the provider's 404 (the key exchange's `{"error":"Not Found"}`;
+   * docs/decisions.md#d23-unknown-paths)
+   */
+  pathNotFound?: () => ApiError;
+  /** the spec's or the provider's own words for some refusals of its body (the initiate's paymentType, a subscription's fields) */
+  bodyRefusals?: BodyRefusals;
+}
 
 /**
  * Derives what one operation needs beyond the shared facts, from the
@@ -39,7 +67,7 @@ export type FactsOf<F> = (parts: RequestParts, shared: RequestFacts, store: Stor
 export type Run<F> = (facts: RequestFacts & F, selection: Selection, env: OperationEnv) => Answer | Answer<PayloadEnvelope>;
 
 /** One operation of the registry. `F` is the shape of the facts it derives itself. */
-export interface Operation<F extends object> {
+export interface Operation<F extends object> extends RequestRules {
   /** its method and path in openapi/payments-api.yaml (a test checks the two agree) */
   route: Route;
   errors: ErrorFamily;
@@ -70,7 +98,7 @@ export interface PreparedOperation {
 }
 
 /** An operation as the registry holds it: whatever its own facts, it prepares a request the same way. */
-export interface RegisteredOperation {
+export interface RegisteredOperation extends RequestRules {
   route: Route;
   errors: ErrorFamily;
   /**
@@ -85,14 +113,14 @@ export interface RegisteredOperation {
 /**
  * One operation, its facts and its run checked against each other by the
  * compiler.
- * @param more the body's or the reference's reading, for the few operations that need one
+ * @param more the body's or the reference's reading, and the request's rules (RequestRules), for the few operations that need them
  */
 export function operation<F extends object>(
   route: Route,
   errors: ErrorFamily,
   facts: FactsOf<F>,
   run: Run<F>,
-  more: Pick<Operation<F>, 'body' | 'reference'> = {},
+  more: Pick<Operation<F>, 'body' | 'reference' | keyof RequestRules> = {},
 ): Operation<F> & RegisteredOperation & { factsOf: TypedFacts<F> } {
   const entry: Operation<F> = { route, errors, facts, run, ...more };
   const factsOf: TypedFacts<F> = (parts, merchant, newMerchant, store) => {

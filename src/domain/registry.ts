@@ -1,3 +1,4 @@
+import { keysNotFound, paymentTypeMissing } from '../errors.js';
 import type { Merchant } from '../model/records.js';
 import type { OperationId } from '../model/operations.js';
 import type { Store } from '../store/store.js';
@@ -6,7 +7,7 @@ import { batchSearchFacts, bulkChargeFacts, chargeTokenBulk, searchTokenBulk } f
 import { authorisePayment, authorisePayment3ds, capturePayment, cardFacts, chargeCard, chargeToken, createCardToken, tokenizeCard } from './card-operations.js';
 import { checkoutLinkFacts, computeHash, createCheckoutLink } from './checkout.js';
 import { listBanks, listNetworks } from './lookups.js';
-import { noFacts, operation, type ErrorFamily, type PreparedOperation, type RegisteredOperation } from './operation.js';
+import { noFacts, operation, type ErrorFamily, type PreparedOperation, type RegisteredOperation, type RequestRules } from './operation.js';
 import {
   createOrder, createOrderAfterPayment, createOrderFacts, getOrderByOrderId, getOrderByReference, listOrders, orderChangeFacts, storedOrderFacts, storedOrdersFacts, updateOrders,
 } from './orders.js';
@@ -16,23 +17,29 @@ import { createRefund } from './refunds.js';
 import { billingIdOf, type RequestParts } from './request.js';
 import { queryPayment, queryPaymentV3 } from './status-query.js';
 import {
-  chargeSubscription, chargeSubscriptionFacts, createSubscription, createSubscriptionFacts, getSubscription, listSubscriptions, subscriptionListFacts, updateSubscription,
-  updateSubscriptionFacts,
+  chargeSubscription, chargeSubscriptionFacts, createSubscription, createSubscriptionFacts, getSubscription, listSubscriptions, subscriptionListFacts,
+  SUBSCRIPTION_NULL_MESSAGES, updateSubscription, updateSubscriptionFacts,
 } from './subscriptions.js';
 
 /**
  * Every operation of the Payments API, in one place: its route in
  * openapi/payments-api.yaml, the facts it derives from its request, what it
- * runs, and the family of its refusals. The compiler checks the table
+ * runs, and the family of its refusals; for the few that need them, where its
+ * merchant comes from and how some refusals are worded (RequestRules), which
+ * the pipeline (src/api/) reads without naming any operation. The compiler checks the table
  * against OperationId (no operation missing, none unknown) and each entry's
  * facts against its run; a test checks the routes against the document
  * (docs/design.md, "Adding an operation").
  */
 export const OPERATIONS = {
-  // The spec's eleven (spec, endpoints 1-11).
-  exchangeKeys: operation('POST /encrypt/keys', 'spec', noFacts, exchangeKeys),
+  // The spec's eleven (spec, endpoints 1-11). The key exchange authenticates by its body's key, and keeps the
+  // spec's 404 `{error}` for anything but its POST (docs/decisions.md#d23-unknown-paths); an initiate without
+  // paymentType is refused for that first (spec, Errors).
+  exchangeKeys: operation('POST /encrypt/keys', 'spec', noFacts, exchangeKeys, { credentials: 'body-key', pathNotFound: keysNotFound }),
   computeHash: operation('POST /encrypt/hashs', 'spec', noFacts, computeHash),
-  initiatePayment: operation('POST /payments/initiates', 'spec', initiateFacts, initiatePayment),
+  initiatePayment: operation('POST /payments/initiates', 'spec', initiateFacts, initiatePayment, {
+    bodyRefusals: { refusedFirst: { field: 'paymentType', refusal: paymentTypeMissing } },
+  }),
   createCheckoutLink: operation('POST /payments', 'spec', checkoutLinkFacts, createCheckoutLink),
   createOrder: operation('POST /payments/order', 'spec', createOrderFacts, createOrder),
   updateOrders: operation('PUT /products/orders', 'spec', orderChangeFacts, updateOrders),
@@ -63,8 +70,11 @@ export const OPERATIONS = {
   // The documentation's token flow (docs/decisions.md#d58-token-flow).
   createCardToken: operation('POST /payments/create-token', 'spec', cardFacts, createCardToken),
   chargeToken: operation('POST /payments/charge-token', 'provider', cardFacts, chargeToken),
-  // Subscriptions (README, "Subscriptions"): a subscription's billingId is its first payment's paymentReference.
-  createSubscription: operation('POST /recurring/subscribes', 'spec', createSubscriptionFacts, createSubscription),
+  // Subscriptions (README, "Subscriptions"): a subscription's billingId is its first payment's paymentReference;
+  // its missing fields are refused in the provider's words (docs/decisions.md#d64-subscription-null-messages).
+  createSubscription: operation('POST /recurring/subscribes', 'spec', createSubscriptionFacts, createSubscription, {
+    bodyRefusals: { nullMessages: SUBSCRIPTION_NULL_MESSAGES },
+  }),
   getSubscription: operation('GET /recurring/billingId/{billingId}', 'spec', noFacts, getSubscription),
   listSubscriptions: operation('GET /recurring/publicKey/{publicKey}', 'spec', subscriptionListFacts, listSubscriptions),
   listCustomerSubscriptions: operation('GET /recurring/{publicKey}/customerId/{customerId}', 'spec', subscriptionListFacts, listSubscriptions),
@@ -84,6 +94,9 @@ export type FactsFor<K extends OperationId> = Parameters<(typeof OPERATIONS)[K][
 
 /** The family of an operation's refusals of credentials and parameters. */
 export const errorFamilyOf = (id: OperationId): ErrorFamily => OPERATIONS[id].errors;
+
+/** What an operation's entry says of its request beyond its route: its credentials, its path's 404, its body's refusals (RequestRules). */
+export const requestRulesOf = (id: OperationId): RequestRules => OPERATIONS[id];
 
 /**
  * Prepares one request's operation: its facts, computed once, and its run

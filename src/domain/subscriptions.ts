@@ -35,6 +35,20 @@ export interface SubscriptionFields {
   cardName?: string;
 }
 
+/**
+ * The provider's words for a subscription's required field left out or
+ * sent as `null`, in the order its description lists them (external-api.yml,
+ * InitiateSubscription, 400Response12-16; docs/decisions.md#d64-subscription-null-messages):
+ * POST /recurring/subscribes' BodyRefusals.nullMessages in the registry.
+ */
+export const SUBSCRIPTION_NULL_MESSAGES: ReadonlyArray<readonly [field: string, message: string]> = [
+  ['paymentReference', 'Payment Reference cannot be null'],
+  ['amount', 'Amount cannot be null'],
+  ['publicKey', 'Public Key cannot be null'],
+  ['country', 'Country cannot be null'],
+  ['currency', 'Currency cannot be null'],
+];
+
 /** The facts of POST /recurring/subscribes: its first payment's card, and its subscription. */
 export interface CreateSubscriptionFacts extends CardFacts {
   subscription: SubscriptionFields;

@@ -4,7 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
  * What a web page of another site may send uninvited, as both APIs judge it
  * (README, "The control API" and "Security"): the control API refuses it in
  * its shape (src/control/guards.ts), the Payments API in its own
- * (src/api/core.ts), unless `--cors`.
+ * (src/api/cross-origin.ts), unless `--cors`.
  */
 
 /** The methods that change state; the others only read. */

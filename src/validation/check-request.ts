@@ -1,7 +1,7 @@
-import { inputError, missingParameter, paymentTypeMissing } from '../errors.js';
+import { inputError, missingParameter, type BodyRefusals } from '../errors.js';
 import { refuseEmptyRequired, relax, unredirectableUrls } from './leniency.js';
 import { closestName, propertyNamesAt } from './closest-name.js';
-import { operationId, requestViolations, type HttpOperation, type RequestToCheck, type Violation } from './operations.js';
+import { requestViolations, type HttpOperation, type RequestToCheck, type Violation } from './operations.js';
 
 /** How strictly a request is checked. */
 export interface CheckOptions {
@@ -12,6 +12,8 @@ export interface CheckOptions {
    * body: the operations of the provider's error family (src/domain/registry.ts)
    */
   providerErrors?: boolean;
+  /** the operation's own words for some refusals of its body (its entry in src/domain/registry.ts) */
+  bodyRefusals?: BodyRefusals;
 }
 
 /** A request that passed: its body to act on, and the leniencies it needed. */
@@ -28,20 +30,22 @@ export interface CheckedRequest {
  * accepted with warnings, and the relaxed body must pass the document too.
  * @param request header names lower case; `body` as parsed
  * @param raw     the body's bytes, to read numbers exactly
- * @throws ApiError 400 Payment Type cannot be null for an initiate body
- *   without paymentType (spec, Errors); the provider's `Invalid/Missing
- *   parameters` body for refund, cancel and the card operations
- *   (`options.providerErrors`); 400 INPUT `<Field> cannot be null` for a
- *   subscription without one of the fields SUBSCRIPTION_NULL_MESSAGES names;
- *   otherwise 400 INPUT with a message that names every offending field.
+ * @throws ApiError the refusal of `bodyRefusals.refusedFirst` for a body
+ *   without its field (the initiate's 400 Payment Type cannot be null, spec,
+ *   Errors); the provider's `Invalid/Missing parameters` body for refund,
+ *   cancel and the card operations (`options.providerErrors`); 400 INPUT
+ *   `<Field> cannot be null` for a body without one of the fields
+ *   `bodyRefusals.nullMessages` names (a subscription's,
+ *   docs/decisions.md#d64-subscription-null-messages); otherwise 400 INPUT
+ *   with a message that names every offending field.
  */
 export function checkRequest(operation: HttpOperation, request: RequestToCheck, raw: Buffer | undefined, options: CheckOptions): CheckedRequest {
-  const id = operationId(operation);
   let violations = requestViolations(operation, request);
   // A URL the document takes may still be one the pages never redirect to: the client hears of it all the same.
   if (violations.length === 0) return { body: request.body, warnings: unredirectableUrls(request.body) };
   const body = request.body as Record<string, unknown> | undefined;
-  if (id === 'initiatePayment' && typeof body === 'object' && body !== null && (body.paymentType ?? null) === null) throw paymentTypeMissing();
+  const first = options.bodyRefusals?.refusedFirst;
+  if (first && typeof body === 'object' && body !== null && (body[first.field] ?? null) === null) throw first.refusal();
   let relaxedBody = request.body;
   const warnings = new Set<string>();
   if (options.lenient) {
@@ -58,28 +62,16 @@ export function checkRequest(operation: HttpOperation, request: RequestToCheck, 
   }
   if (violations.length === 0) return { body: relaxedBody, warnings: [...warnings] };
   if (options.providerErrors) throw missingParameter(fieldOf(violations[0]!));
-  const providerWords = id === 'createSubscription' ? subscriptionNullMessage(violations, body) : undefined;
+  const nullMessages = options.bodyRefusals?.nullMessages;
+  const providerWords = nullMessages ? nullMessageOf(nullMessages, violations, body) : undefined;
   throw inputError(providerWords ?? describe(violations, { body: request.body, schema: bodySchema(operation) }));
 }
 
-/**
- * The provider's words for a subscription's required field left out or
- * sent as `null`, in the order its description lists them (external-api.yml,
- * InitiateSubscription, 400Response12-16; docs/decisions.md#d64-subscription-null-messages).
- */
-export const SUBSCRIPTION_NULL_MESSAGES: ReadonlyArray<readonly [field: string, message: string]> = [
-  ['paymentReference', 'Payment Reference cannot be null'],
-  ['amount', 'Amount cannot be null'],
-  ['publicKey', 'Public Key cannot be null'],
-  ['country', 'Country cannot be null'],
-  ['currency', 'Currency cannot be null'],
-];
-
-// The provider's message for the first of its fields the violations find missing (lenient: a null is left out first)
-// or null (strict: a null is a wrong type), if any; the other violations keep the sandbox's own message.
-function subscriptionNullMessage(violations: Violation[], body: Record<string, unknown> | undefined): string | undefined {
+// The message of the first listed field the violations find missing (lenient: a null is left out first) or null
+// (strict: a null is a wrong type), if any; the other violations keep the sandbox's own message.
+function nullMessageOf(messages: NonNullable<BodyRefusals['nullMessages']>, violations: Violation[], body: Record<string, unknown> | undefined): string | undefined {
   const missing = new Set(violations.filter((violation) => violation.keyword === 'required' && violation.where === 'body').map(fieldOf));
-  const found = SUBSCRIPTION_NULL_MESSAGES.find(([field]) => missing.has(field) || (body?.[field] === null && violations.some((violation) => violation.where === `body.${field}`)));
+  const found = messages.find(([field]) => missing.has(field) || (body?.[field] === null && violations.some((violation) => violation.where === `body.${field}`)));
   return found?.[1];
 }
 

@@ -58,10 +58,14 @@ describe('POST /encrypt/keys', () => {
     expect(response.body).toEqual({ message: 'key is required', error: 'INPUT' });
   });
 
-  it('answers its 404 with `error` only', async () => {
-    const response = await api.send('GET', '/encrypt/keys');
-    expect(response.status).toBe(404);
-    expect(response.body).toEqual({ error: 'Not Found' });
+  it('answers its 404 with `error` only, to another method on its path and to any path below it (docs/decisions.md#d23-unknown-paths)', async () => {
+    for (const [method, path] of [['GET', '/encrypt/keys'], ['PUT', '/Encrypt/Keys/'], ['POST', '/encrypt/keys/rotate'], ['GET', '/encrypt/keys/a/b']] as const) {
+      const response = await api.send(method, path);
+      expect([response.status, response.headers['x-sandbox-scenario'], response.body], `${method} ${path}`).toEqual([404, 'keys-not-found', { error: 'Not Found' }]);
+    }
+    // Beside its path, the provider's 404 as anywhere else.
+    const beside = await api.send('GET', '/encrypt/keysets');
+    expect([beside.status, beside.body]).toEqual([404, { message: 'Not Found', error: 'The server can not find the requested resource' }]);
   });
 });
 

@@ -108,6 +108,27 @@ describe('POST /recurring/subscribes', () => {
     expect([noDay.status, noDay.body]).toEqual([400, { message: 'startDate 2027-02-30 00:00:00 is no date: send yyyy-MM-dd HH:mm:ss', error: 'INPUT' }]);
     expect(sandbox.store.payment(merchant.publicKey, String(day.paymentReference))).toBeUndefined();
   });
+
+  it('refuses a body without one of its five named fields, or with it null, in the provider\'s words, the first in the provider\'s order (docs/decisions.md#d64-subscription-null-messages)', async () => {
+    const { paymentReference: _reference, ...withoutReference } = subscription();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [withoutReference, 'Payment Reference cannot be null'],
+      [subscription({ amount: null }), 'Amount cannot be null'],
+      [subscription({ currency: null, country: null }), 'Country cannot be null'],
+      [subscription({ currency: null }), 'Currency cannot be null'],
+    ];
+    for (const [body, message] of cases) {
+      const refused = await api.as(merchant, 'POST', '/recurring/subscribes', body);
+      expect([refused.status, refused.body], message).toEqual([400, { message, error: 'INPUT' }]);
+    }
+    // Without publicKey (which `as` fills in), and a country left out: the publicKey comes first.
+    const { country: _country, ...withoutCountry } = subscription();
+    const noKey = await api.send('POST', '/recurring/subscribes', withoutCountry, `Bearer ${merchant.token}`);
+    expect([noKey.status, noKey.body]).toEqual([400, { message: 'Public Key cannot be null', error: 'INPUT' }]);
+    // Another refusal keeps the sandbox's words.
+    const { billingCycle: _cycle, ...withoutCycle } = subscription();
+    expect((await api.as(merchant, 'POST', '/recurring/subscribes', withoutCycle)).body.message).toMatch(/^billingCycle is required/);
+  });
 });
 
 describe('the subscription look-ups', () => {
