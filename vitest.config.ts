@@ -19,9 +19,10 @@ import { POSTGRES_TAG, postgresTestsSkipped } from './test/support/postgres-bina
  */
 export default defineConfig({
   test: {
-    // One worker per core. Vitest's default leaves one core to its own process, which idles while the
-    // workers run: on a 2-core machine that is one worker, and the whole run in series.
-    maxWorkers: Math.max(2, availableParallelism()),
+    // One worker per core, and one more. Vitest's default leaves one core to its own process, which idles while the
+    // workers run: on a 2-core machine that is one worker, and the whole run in series. Most end-to-end files wait
+    // (on a browser, PostgreSQL, a lease, a receiver) more than they compute: a third worker fills that time.
+    maxWorkers: Math.max(2, availableParallelism()) + 1,
     projects: [
       {
         extends: true,
