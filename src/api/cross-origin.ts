@@ -1,4 +1,4 @@
-import cors from 'cors';
+import { createRequire } from 'node:module';
 import { carriesBody, foreignOrigin, UNSAFE_METHODS } from '../guards/origin.js';
 import { foreignOriginRefused } from '../errors.js';
 import type { ApiExchange, ApiRequest } from './exchange.js';
@@ -22,6 +22,8 @@ export type Preflight = (request: ApiRequest, exchange: ApiExchange) => number |
  * set on the exchange as on a response.
  */
 export function corsPreflight(): Preflight {
+  // Required only with --cors: a start without it loads none of the library.
+  const cors = createRequire(import.meta.url)('cors') as typeof import('cors');
   const handler = cors({ origin: true, exposedHeaders: EXPOSED_HEADERS, maxAge: 600 });
   return (request, exchange) => {
     let ended = false;

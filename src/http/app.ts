@@ -7,7 +7,6 @@ import type { ControlDependencies } from '../control/context.js';
 import { CONTROL_BASE, controlCore, type ControlCore } from '../control/core.js';
 import { API_BASE, API_BASES, isApiTarget, paymentsApi, type ApiDependencies } from '../api/core.js';
 import { hostGuard } from '../guards/host.js';
-import { mcpEndpoint } from '../mcp/http-endpoint.js';
 import { apiListener } from './api-listener.js';
 import type { HungConnections } from './faults.js';
 import { socketlessHandler, type SandboxAnswer, type SandboxRequest } from './handle.js';
@@ -86,8 +85,8 @@ export function createApp(deps: AppDependencies): SandboxApp {
   );
   // The API reference is static too: Swagger UI in the browser, reading the documents the control API serves.
   app.use(`${CONTROL_BASE}/docs`, onFirstUse(async () => (await import('../pages/reference.js')).referenceRouter()));
-  // MCP over Streamable HTTP (README, "Agents"): the control operations as tools, behind the control API's guards.
-  app.all(`${CONTROL_BASE}/mcp`, mcpEndpoint({ ...deps, handle: (request) => handle(request) }));
+  // MCP over Streamable HTTP (README, "Agents"): the control operations as tools, behind the control API's guards; loaded on first use.
+  app.all(`${CONTROL_BASE}/mcp`, onFirstUse(async () => express.Router().use((await import('../mcp/http-endpoint.js')).mcpEndpoint({ ...deps, handle: (request) => handle(request) }))));
   app.use(CONTROL_BASE, controlListener(control));
   app.use(
     '/pages',

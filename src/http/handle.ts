@@ -3,7 +3,7 @@ import { bytesStream } from '../api/body.js';
 import { bodyBytes, handleInProcess, incomingHeaders, type SandboxAnswer, type SandboxRequest } from '../api/handle.js';
 import type { PaymentsApi } from '../api/core.js';
 import type { ControlCore } from '../control/core.js';
-import { inMemoryHttp } from './in-memory-connection.js';
+import type { InMemoryAnswer, InMemoryRequest } from './in-memory-connection.js';
 
 export type { SandboxAnswer, SandboxRequest } from '../api/handle.js';
 
@@ -36,7 +36,9 @@ const CONNECTION_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfe
  * @returns the handler; it rejects only when the sandbox itself fails
  */
 export function socketlessHandler(targets: HandleTargets): (request: SandboxRequest) => Promise<SandboxAnswer> {
-  const http = inMemoryHttp(targets.app);
+  // Loaded on the first page asked for in process: start-up, and a sandbox whose tests ask none, need none of it.
+  let http: Promise<(request: InMemoryRequest) => Promise<InMemoryAnswer>> | undefined;
+  const pages = async (request: InMemoryRequest) => (await (http ??= import('./in-memory-connection.js').then(({ inMemoryHttp }) => inMemoryHttp(targets.app))))(request);
   return async (request) => {
     if (targets.isApiTarget(request.url)) return handleInProcess(targets.api, request, targets.host());
     const bytes = bodyBytes(request.body);
@@ -52,7 +54,7 @@ export function socketlessHandler(targets: HandleTargets): (request: SandboxRequ
       if (text !== undefined) kept['content-length'] = String(body.length);
       return { status: answer.status, headers: kept, body };
     }
-    const answer = await http({ method, url: request.url, headers, body: bytes });
+    const answer = await pages({ method, url: request.url, headers, body: bytes });
     const kept: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !CONNECTION_HEADERS.has(name)) kept[name] = value;
     return { status: answer.status, headers: kept, body: answer.body };

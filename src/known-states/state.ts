@@ -1,6 +1,6 @@
 import type { NotificationFaults, NotificationFaultView } from '../notifications/faults.js';
 import type { Override, OverrideBook } from '../scenarios/overrides.js';
-import { snapshotChunks } from '../store/snapshot.js';
+import { snapshotChunks } from '../store/snapshot-text.js';
 import { StoreUnavailableError, type SnapshotRecords, type Store } from '../store/store.js';
 
 /**

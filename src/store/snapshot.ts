@@ -7,6 +7,7 @@ import type { Order, Payment } from '../model/records.js';
 import { StoreOpenError } from './errors.js';
 import { createTemporary, folderWarning, keepToOwner, openToRead, removeTemporaries, type OpenFile } from './files.js';
 import { snapshotProblem } from './schema.js';
+import { snapshotChunks } from './snapshot-text.js';
 import { Tables, type SnapshotRecords } from './tables.js';
 
 /**
@@ -25,11 +26,7 @@ import { Tables, type SnapshotRecords } from './tables.js';
  * key, then paymentReference) and 2, indented or not, are still read.
  */
 
-/** The version this store writes. */
-export const SNAPSHOT_VERSION = 3;
-
-/** Characters of snapshot text made between two writes: stringifying them takes well under a millisecond, so the event loop is never held for long. */
-const CHUNK_CHARS = 64 * 1024;
+export { recordCount, SNAPSHOT_VERSION, snapshotChunks } from './snapshot-text.js';
 /** Characters of snapshot text written between two fdatasyncs of it. */
 const SYNC_EVERY_CHARS = 2 * 1024 * 1024;
 
@@ -153,43 +150,6 @@ export class SnapshotFile {
   }
 }
 
-/**
- * The snapshot text of `records` (version 3, one record a line), in pieces
- * of about 64 KiB, each made only when the caller asks for it: neither the
- * whole text nor a long stretch of the event loop is ever taken. `head`'s
- * fields are written after `version`, before the lists (GET /__sandbox/snapshot adds its own).
- */
-export function* snapshotChunks(records: SnapshotRecords, head: Record<string, unknown> = {}): Generator<string> {
-  const tables: Array<[string, readonly object[]]> = [
-    ['merchants', records.merchants],
-    ['payments', records.payments],
-    ['orders', records.orders],
-    ['webhooks', records.webhooks],
-    ['clocks', records.clocks],
-    ['deliveries', records.deliveries],
-  ];
-  let chunk = `{"version": ${SNAPSHOT_VERSION},`;
-  for (const [name, value] of Object.entries(head)) {
-    if (value !== undefined) chunk += `\n${JSON.stringify(name)}: ${JSON.stringify(value)},`;
-  }
-  for (const [index, [name, rows]] of tables.entries()) {
-    chunk += `\n"${name}": [`;
-    for (const [at, row] of rows.entries()) {
-      chunk += (at === 0 ? '\n' : ',\n') + JSON.stringify(row);
-      if (chunk.length >= CHUNK_CHARS) {
-        yield chunk;
-        chunk = '';
-      }
-    }
-    chunk += (rows.length === 0 ? ']' : '\n]') + (index < tables.length - 1 ? ',' : '}\n');
-  }
-  yield chunk;
-}
-
-/** How many records `records` holds: what a snapshot of them costs to write and to read. */
-export function recordCount(records: SnapshotRecords): number {
-  return records.merchants.length + records.payments.length + records.orders.length + records.webhooks.length + records.clocks.length + records.deliveries.length;
-}
 
 /** fsyncs a folder, making the names created or renamed in it durable. @throws Error from the disk */
 export function syncFolder(path: string): Promise<void> {

@@ -3,7 +3,6 @@ import type { Merchant } from '../model/records.js';
 import type { Order, Payment, StoredCard } from '../model/records.js';
 import type { DeliveryClaim, StoreEngine } from './engine.js';
 import { StoreUnavailableError } from './errors.js';
-import { FileEngine } from './file-engine.js';
 import { MemoryEngine } from './memory-engine.js';
 import { changeProblem } from './schema.js';
 import type { SharedBooks, SharedJournal } from './sharing.js';
@@ -121,7 +120,11 @@ export class Store {
       engine = await PostgresEngine.open(options.url, tuning.sync, (change) => {
         for (const watcher of watchers) watcher(change, true);
       });
-    } else if (options.file !== undefined) engine = await FileEngine.open(options.file, tuning);
+    } else if (options.file !== undefined) {
+      // The file's engine (its log, snapshots, folds and lock) loads only for a store on a file, so a start in memory reads none of it.
+      const { FileEngine } = await import('./file-engine.js');
+      engine = await FileEngine.open(options.file, tuning);
+    }
     else engine = new MemoryEngine();
     return new Store(engine, watchers, maxMerchants);
   }

@@ -1,4 +1,8 @@
-import leven from 'leven';
+import { createRequire } from 'node:module';
+
+// leven is required on the first refusal that names a field: a start loads none of it.
+let leven: ((a: string, b: string) => number) | undefined;
+const distanceOf = (a: string, b: string): number => (leven ??= createRequire(import.meta.url)('leven') as (a: string, b: string) => number)(a, b);
 
 /**
  * The name among `candidates` closest to `name`, when it is close enough to
@@ -11,7 +15,7 @@ export function closestName(name: string, candidates: Iterable<string>): string 
   let bestDistance = Math.min(3, Math.max(1, Math.floor(name.length / 3)));
   for (const candidate of candidates) {
     if (candidate === name) continue;
-    const distance = candidate.toLowerCase() === name.toLowerCase() ? 0 : leven(name, candidate);
+    const distance = candidate.toLowerCase() === name.toLowerCase() ? 0 : distanceOf(name, candidate);
     if (distance <= bestDistance && (best === undefined || distance < bestDistance)) {
       best = candidate;
       bestDistance = distance;

@@ -1,4 +1,10 @@
-import { isLosslessNumber, parse } from 'lossless-json';
+import { createRequire } from 'node:module';
+
+// lossless-json is read only for a body that needs leniency: its one-file build is required then, so that a start,
+// and a sandbox whose clients send what the spec says, load none of it.
+type LosslessJson = typeof import('lossless-json');
+let losslessJson: LosslessJson | undefined;
+const lossless = (): LosslessJson => (losslessJson ??= createRequire(import.meta.url)('lossless-json') as LosslessJson);
 import { isRedirectTarget } from '../model/redirect-targets.js';
 import type { Violation } from './violations.js';
 
@@ -66,7 +72,7 @@ export function relax(violations: readonly Violation[], body: unknown, raw: Buff
   const numberText = (path: string[]): string | undefined => {
     exact ??= raw === undefined ? null : safeParse(raw);
     const value = valueAt(exact, path);
-    return isLosslessNumber(value) ? value.value : undefined;
+    return lossless().isLosslessNumber(value) ? (value as { value: string }).value : undefined;
   };
   for (const violation of violations) {
     const path = violation.where.split('.');
@@ -237,7 +243,7 @@ function copyOf(body: unknown): Record<string, unknown> {
 
 function safeParse(raw: Buffer): unknown {
   try {
-    return parse(raw.toString('utf8'));
+    return lossless().parse(raw.toString('utf8'));
   } catch {
     return null;
   }
