@@ -1,7 +1,9 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { describe, expect, it } from 'vitest';
 import { controlRequestOf, controlResult } from '../../../src/mcp/control-call.js';
-import { controlTools, DESCRIPTION_LIMIT } from '../../../src/mcp/control-tools.js';
+import { CONTROL_API_DOCUMENT } from '../../../src/index.js';
+import { CONTROL_OPERATIONS } from '../../../src/control/registry.js';
+import { controlTools, DESCRIPTION_LIMIT, LEFT_OUT_OPERATIONS, readControlDocument } from '../../../src/mcp/control-tools.js';
 import { inlineSchema } from '../../../src/mcp/schema-refs.js';
 
 /**
@@ -98,5 +100,27 @@ describe('inlineSchema', () => {
     expect(part).toEqual({ type: 'object', properties: { of: { description: 'a Part, as above' } }, description: 'One part.' });
     expect(() => inlineSchema({ $ref: '#/components/schemas/Nothing' }, document)).toThrow('#/components/schemas/Nothing points at nothing in the document');
     expect(() => inlineSchema({ $ref: 'other.yaml#/Widget' }, document)).toThrow('other.yaml#/Widget is not a reference inside the document');
+  });
+});
+
+describe('the control tools of the shipped document', () => {
+  it('are the control registry’s operations in its order, but the left-out ones', async () => {
+    const shipped = await readControlDocument(CONTROL_API_DOCUMENT);
+    const names = controlTools(shipped).map((tool) => tool.name);
+    expect(names).toEqual(Object.keys(CONTROL_OPERATIONS).filter((id) => !(id in LEFT_OUT_OPERATIONS)));
+    expect(names).not.toContain('streamEvents');
+  });
+
+  it('refuse a registry route the document does not have, naming it', async () => {
+    const shipped = await readControlDocument(CONTROL_API_DOCUMENT);
+    expect(() => controlTools(shipped, [{ id: 'getHealth', route: 'GET /healthz' }])).toThrow(/getHealth is GET \/healthz/);
+    expect(() => controlTools(shipped, [{ id: 'getHealthCheck', route: 'GET /health' }])).toThrow(/getHealthCheck/);
+  });
+
+  it('give each tool the document’s required path parameters and the body its operation takes', async () => {
+    const tools = new Map(controlTools(await readControlDocument(CONTROL_API_DOCUMENT)).map((tool) => [tool.name, tool]));
+    expect(tools.get('advanceClock')).toMatchObject({ method: 'POST', path: '/clock/{publicKey}/advance', pathParameters: ['publicKey'], body: 'required' });
+    expect(tools.get('advanceClock')!.inputSchema.required).toEqual(expect.arrayContaining(['publicKey', 'body']));
+    expect(tools.get('listPayments')).toMatchObject({ method: 'GET', body: 'none', queryParameters: expect.arrayContaining(['publicKey', 'limit', 'cursor']) });
   });
 });
