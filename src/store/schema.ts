@@ -1,4 +1,6 @@
 import type { ErrorObject } from 'ajv';
+import type { Payment } from '../model/records.js';
+import { paymentAmountsProblem } from './payment-amounts.js';
 import type { RecordKind } from './record-schemas.js';
 import { storeValidators, type ValidateFunction } from './validators.js';
 
@@ -23,7 +25,18 @@ export function snapshotProblem(value: unknown): string | undefined {
   if (!isObject(value)) return `${kind(value)} where the snapshot object is expected`;
   const check = typeof value.version === 'number' ? snapshots[value.version] : undefined;
   if (!check) return `unknown version ${JSON.stringify(value.version)} (expected 1, 2 or 3)`;
-  return problemOf(check, value, '');
+  const problem = problemOf(check, value, '');
+  if (problem) return problem;
+  // Version 1 keeps payments by merchant, then by reference; 2 and 3 in a list.
+  const payments = value.payments as Payment[] | Record<string, Record<string, Payment>>;
+  const places: Array<[string, Payment]> = Array.isArray(payments)
+    ? payments.map((payment, index) => [`/payments/${index}`, payment])
+    : Object.entries(payments).flatMap(([key, byReference]) => Object.entries(byReference).map(([reference, payment]): [string, Payment] => [`/payments/${key}/${reference}`, payment]));
+  for (const [at, payment] of places) {
+    const wrong = paymentAmountsProblem(payment, at);
+    if (wrong) return wrong;
+  }
+  return undefined;
 }
 
 /**
@@ -51,7 +64,7 @@ export function changeProblem(value: unknown): string | undefined {
         const problem = problemOf(records.delivery, delivery, `/deliveries/${index}`);
         if (problem) return problem;
       }
-      return problemOf(records.payment, value.payment, '/payment');
+      return recordProblem('payment', value.payment, '/payment');
     }
     case 'webhook': {
       const unknown = extra(['kind', 'publicKey', 'webhook']);
@@ -90,7 +103,7 @@ export function recordsProblem(value: unknown, publicKey?: string): string | und
     const rows = value[list];
     if (!Array.isArray(rows)) return `/${list} must be array`;
     for (const [index, row] of rows.entries()) {
-      const problem = problemOf(records[record], row, `/${list}/${index}`);
+      const problem = recordProblem(record, row, `/${list}/${index}`);
       if (problem) return problem;
       const owner = (row as { publicKey: string }).publicKey;
       if (publicKey !== undefined && owner !== publicKey) return `/${list}/${index}/publicKey is ${JSON.stringify(owner)}, not the merchant ${JSON.stringify(publicKey)} the state is for`;
@@ -107,6 +120,13 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function kind(value: unknown): string {
   if (value === null) return 'null';
   return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+}
+
+// A record's schema, then, for a payment, the invariants of its amounts that no schema can say.
+function recordProblem(kind: RecordKind, value: unknown, at: string): string | undefined {
+  const problem = problemOf(records[kind], value, at);
+  if (problem || kind !== 'payment') return problem;
+  return paymentAmountsProblem(value as Payment, at);
 }
 
 function problemOf(check: ValidateFunction, value: unknown, at: string): string | undefined {
