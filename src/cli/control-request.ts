@@ -5,6 +5,8 @@
  * cannot be reached. Loads nothing of the server.
  */
 
+import { redactUrlCredentials } from '../redaction/url-credentials.js';
+
 /** Where the sandbox is. */
 export interface ControlTarget {
   /** the sandbox's origin, e.g. http://127.0.0.1:4010 */
@@ -18,7 +20,7 @@ export type ControlBody = { json: unknown } | { stream: NonNullable<RequestInit[
 /**
  * Sends `method` to `/__sandbox<path>` (path and query).
  * @returns the answer, its status below 400, its body not yet read
- * @throws Error `cannot reach the sandbox at <origin>: ...`, or `<method> /__sandbox<path> answered <status>: <message>`
+ * @throws Error `cannot reach the sandbox at <origin>: ...` (the origin without its user and password), or `<method> /__sandbox<path> answered <status>: <message>`
  */
 export async function controlRequest(target: ControlTarget, method: string, path: string, body?: ControlBody, timeoutMs?: number): Promise<Response> {
   const headers: Record<string, string> = { accept: 'application/json', ...(target.controlToken ? { authorization: `Bearer ${target.controlToken}` } : {}) };
@@ -33,7 +35,8 @@ export async function controlRequest(target: ControlTarget, method: string, path
   try {
     response = await fetch(`${target.origin.replace(/\/+$/, '')}/__sandbox${path}`, init);
   } catch (error) {
-    throw new Error(`cannot reach the sandbox at ${target.origin}: ${(error as Error).message}`);
+    // The origin may carry a user and password, and fetch names the URL in some of its messages.
+    throw new Error(redactUrlCredentials(`cannot reach the sandbox at ${target.origin}: ${(error as Error).message}`));
   }
   if (!response.ok) {
     const answer = (await response.json().catch(() => ({}))) as { message?: unknown };

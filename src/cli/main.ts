@@ -4,6 +4,7 @@ import { Command, Help, InvalidArgumentError, Option } from 'commander';
 import type { SandboxOptions } from '../index.js';
 import { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE, DEFAULT_MAX_MERCHANTS } from '../defaults.js';
 import { escapeControls } from '../redaction/controls.js';
+import { redactUrlCredentials } from '../redaction/url-credentials.js';
 import { describeUrl } from '../store/store-url.js';
 import { listenProblem, storeProblem } from './listen-and-store-problems.js';
 import type { BannerFacts } from './banner.js';
@@ -105,6 +106,8 @@ export function program(): Command {
   const command: Command = new Command('payments-sandbox')
     .description('A local sandbox of the merchant Payments API v2.')
     .configureHelp({ optionDescription })
+    // An argument refused names its value: a --url's user and password are not printed (sub-commands inherit this).
+    .configureOutput({ outputError: (text, write) => write(redactUrlCredentials(text)) })
     .addOption(portOption('TCP port (0: any free one)'))
     .addOption(new Option('--host <host>', 'interface to listen on').env('SANDBOX_HOST').default('127.0.0.1'))
     .addOption(new Option('--data <file>', 'JSON store file').env('SANDBOX_DATA').conflicts('inMemory'))
@@ -425,7 +428,8 @@ async function serve(flags: Flags, command: Command): Promise<void> {
  * whatever a path in it holds.
  */
 function fail(message: string, code = 1): never {
-  console.error(`payments-sandbox: ${escapeControls(message)}`);
+  // A --url may carry a user and password: no error line prints them.
+  console.error(`payments-sandbox: ${escapeControls(redactUrlCredentials(message))}`);
   process.exit(code);
 }
 

@@ -9,6 +9,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { redactUrlCredentials } from '../redaction/url-credentials.js';
 import { controlRequest, type ControlTarget } from './control-request.js';
 
 /** Where the sandbox is, and whose state. */
@@ -52,7 +53,7 @@ export async function loadSnapshot(target: SnapshotTarget, file: string): Promis
   const stream = Readable.toWeb(createReadStream(file)) as unknown as NonNullable<RequestInit['body']>;
   const response = await controlRequest(target, 'PUT', pathOf(target), { stream, length: size });
   const answer = (await response.json()) as { loaded: string; payments: number };
-  return `snapshot ${file} loaded into ${target.origin} (${answer.loaded === 'all' ? 'every merchant' : answer.loaded}: ${answer.payments} payments)`;
+  return `snapshot ${file} loaded into ${redactUrlCredentials(target.origin)} (${answer.loaded === 'all' ? 'every merchant' : answer.loaded}: ${answer.payments} payments)`;
 }
 
 function pathOf(target: SnapshotTarget): string {

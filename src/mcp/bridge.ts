@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { SandboxTools } from './sandbox-tools.js';
 import { VERSION } from './server.js';
+import { redactUrlCredentials } from '../redaction/url-credentials.js';
 import { errorResult } from './tool-results.js';
 
 /** The path of a running sandbox's MCP endpoint, below its origin. */
@@ -20,7 +21,7 @@ export interface BridgedTools extends Pick<SandboxTools, 'list' | 'call'> {
  * where the sandbox's store is; the bridge only carries their calls. A call
  * the sandbox cannot be reached for is a tool error saying so.
  * @param origin the sandbox's origin, e.g. http://127.0.0.1:4010
- * @throws Error `cannot reach the sandbox's MCP endpoint at <url>: ...` when it cannot connect (not listening, or the token refused)
+ * @throws Error `cannot reach the sandbox's MCP endpoint at <url>: ...` (the URL without its user and password) when it cannot connect (not listening, or the token refused)
  */
 export async function bridgeTools(origin: string, controlToken?: string): Promise<BridgedTools> {
   const url = `${origin.replace(/\/+$/, '')}${MCP_PATH}`;
@@ -29,7 +30,8 @@ export async function bridgeTools(origin: string, controlToken?: string): Promis
   try {
     await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   } catch (error) {
-    throw new Error(`cannot reach the sandbox's MCP endpoint at ${url}: ${(error as Error).message}`);
+    // A --url may carry a user and password: neither is printed.
+    throw new Error(redactUrlCredentials(`cannot reach the sandbox's MCP endpoint at ${url}: ${(error as Error).message}`));
   }
   return {
     list: async () => {
@@ -46,7 +48,7 @@ export async function bridgeTools(origin: string, controlToken?: string): Promis
       try {
         return (await client.callTool({ name, arguments: args })) as CallToolResult;
       } catch (error) {
-        return errorResult(`${name}: the sandbox at ${origin} did not answer: ${(error as Error).message}`);
+        return errorResult(redactUrlCredentials(`${name}: the sandbox at ${origin} did not answer: ${(error as Error).message}`));
       }
     },
     close: () => client.close(),
