@@ -18,7 +18,8 @@ const records: Record<RecordKind, ValidateFunction> = {
 const snapshots: Record<number, ValidateFunction> = { 1: validators.snapshot1, 2: validators.snapshot2, 3: validators.snapshot3 };
 
 /**
- * Checks a parsed snapshot: version 1 (records by key) or 2 (records in order).
+ * Checks a parsed snapshot: version 1 (records by key), 2 or 3 (records in
+ * order); then its payments' amounts (payment-amounts.ts).
  * @returns the first problem, or undefined when it is fine
  */
 export function snapshotProblem(value: unknown): string | undefined {
