@@ -101,7 +101,49 @@ export interface FixtureRunnerDependencies {
 
 
 /** `${id.json.path}`: an id, then dot-separated keys or indexes of its answer. */
-const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_-]{0,63})((?:\.[^.}\s]+)*)\}/g;
+interface Reference {
+  /** where `${` starts, and just after its `}` */
+  start: number;
+  end: number;
+  name: string;
+  /** `.key.0.key`, or '' */
+  path: string;
+}
+
+// The id of a reference, and one `.key` of its path; sticky, so each reads at one place only.
+const REFERENCE_NAME = /[A-Za-z_][A-Za-z0-9_-]{0,63}/y;
+const REFERENCE_KEY = /\.[^.}\s]+/y;
+
+/**
+ * The `${id.path}` references of a text, left to right, as the pattern
+ * `\$\{([A-Za-z_][A-Za-z0-9_-]{0,63})((?:\.[^.}\s]+)*)\}` finds them, in one
+ * pass: trying that pattern at each `${` took time quadratic in the text's
+ * length when no `}` closed them (`${a.x${a.x…`), freezing the process.
+ */
+export function referencesIn(text: string): Reference[] {
+  const found: Reference[] = [];
+  let from = 0;
+  for (let start = text.indexOf('${', from); start !== -1; start = text.indexOf('${', from)) {
+    REFERENCE_NAME.lastIndex = start + 2;
+    const name = REFERENCE_NAME.exec(text)?.[0];
+    // A name is at most 64 characters: a failed one costs that much, and its next `${` is tried.
+    if (name === undefined) {
+      from = start + 1;
+      continue;
+    }
+    let at = start + 2 + name.length;
+    const pathStart = at;
+    for (REFERENCE_KEY.lastIndex = at; text[at] === '.' && REFERENCE_KEY.exec(text); ) at = REFERENCE_KEY.lastIndex;
+    if (text[at] === '}') {
+      found.push({ start, end: at + 1, name, path: text.slice(pathStart, at) });
+      from = at + 1;
+    } else {
+      // Every `${` before `at` would read the same keys from its first `.` on and stop here too, so none is tried again.
+      from = Math.max(start + 1, at);
+    }
+  }
+  return found;
+}
 
 /**
  * Runs the steps in order. Stops at the first that fails.
@@ -190,17 +232,47 @@ export class AlreadyHeld extends FixturesError {
   }
 }
 
+/** The most characters a fixtures document may hold once its YAML aliases are expanded: the 16 MB a fixtures body is read up to (docs/known-states.md, "Bounds"). */
+export const FIXTURES_EXPANDED_LIMIT = 16 * 1024 * 1024;
+
 /**
- * Reads a fixtures document from a file's text: JSON, or YAML (a superset).
- * @throws FixturesError when it is neither
+ * Reads a fixtures document from a file's text: JSON, or YAML (a superset),
+ * at most 100 aliases and {@link FIXTURES_EXPANDED_LIMIT} characters of keys
+ * and values once they are expanded: one alias of a large value, repeated,
+ * otherwise outgrows what a string can hold when the document is written out.
+ * @throws FixturesError when it is neither, or larger expanded
  */
 export async function parseFixturesText(text: string): Promise<unknown> {
   const { parse } = await import('yaml');
+  let parsed: unknown;
   try {
-    return parse(text, { maxAliasCount: 100 }) as unknown;
+    parsed = parse(text, { maxAliasCount: 100 }) as unknown;
   } catch (error) {
     throw new FixturesError(`not JSON or YAML: ${(error as Error).message.split('\n')[0]}`);
   }
+  if (expandedSizeOver(parsed, FIXTURES_EXPANDED_LIMIT)) {
+    throw new FixturesError(`the document expands to more than ${FIXTURES_EXPANDED_LIMIT / 1024 / 1024} MB of keys and values (its YAML aliases repeat a large value): write each value once, or split the document`);
+  }
+  return parsed;
+}
+
+// Counts each key and value as often as aliases repeat it, one character at least for each, and stops past the limit: the work is bounded by it.
+function expandedSizeOver(root: unknown, limit: number): boolean {
+  let size = 0;
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    size += typeof value === 'string' ? value.length + 1 : 1;
+    if (Array.isArray(value)) for (const item of value) pending.push(item);
+    else if (typeof value === 'object' && value !== null) {
+      for (const [key, inner] of Object.entries(value)) {
+        size += key.length;
+        pending.push(inner);
+      }
+    }
+    if (size > limit) return true;
+  }
+  return false;
 }
 
 function stepName(index: number, id: string | undefined): string {
@@ -235,13 +307,19 @@ function resolveStep(step: FixtureStep, index: number, answers: Map<string, unkn
     return value;
   };
   const resolveText = (text: string, at: string): unknown => {
-    const whole = new RegExp(`^${REFERENCE.source}$`).exec(text);
+    const references = referencesIn(text);
+    if (references.length === 0) return text;
+    const [first] = references;
     // A value that is one reference keeps the referred value's type (a number stays a number).
-    if (whole) return lookUp(whole[1]!, whole[2]!, at);
-    return text.replace(REFERENCE, (_match, name: string, path: string) => {
+    if (references.length === 1 && first!.start === 0 && first!.end === text.length) return lookUp(first!.name, first!.path, at);
+    let resolved = '';
+    let from = 0;
+    for (const { start, end, name, path } of references) {
       const found = lookUp(name, path, at);
-      return typeof found === 'string' ? found : JSON.stringify(found);
-    });
+      resolved += text.slice(from, start) + (typeof found === 'string' ? found : JSON.stringify(found));
+      from = end;
+    }
+    return resolved + text.slice(from);
   };
   const lookUp = (name: string, path: string, at: string): unknown => {
     if (!answers.has(name)) throw new FixturesError(`step ${index}: \${${name}${path}} names no earlier step (ids so far: ${[...answers.keys()].join(', ') || 'none'})`, { index, id: step.id, field: at });

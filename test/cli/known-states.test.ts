@@ -54,6 +54,16 @@ describe('the command line', () => {
     expect(snapshot.stderr()).toMatch(/^payments-sandbox: --snapshot .*state\.json is not JSON .*GET \/__sandbox\/snapshot\n$/);
   });
 
+  it('refuses a fixtures file whose YAML aliases expand past 16 MB in one line, exit 2, not a RangeError', { timeout: TIMEOUT }, async () => {
+    // One 6 MB anchor used 94 times, under the 100-alias cap: 564 MB once expanded.
+    const big = join(dir, 'big.yaml');
+    const uses = Array.from({ length: 94 }, (_, i) => `  - { id: s${i}, api: { method: POST, path: /payments/initiates, body: { productDescription: *big } } }\n`).join('');
+    await writeFile(big, `version: 1\nbig: &big ${'x'.repeat(6 * 1024 * 1024)}\nsteps:\n${uses}`);
+    const started = run(['--in-memory', '--port', String(await freePort()), '--fixtures', big]);
+    expect((await within(started.closed, START_WITHIN, 'the refusal')).code).toBe(2);
+    expect(started.stderr()).toMatch(new RegExp(`^payments-sandbox: --fixtures ${big}: the document expands to more than 16 MB of keys and values [^\n]*\n$`));
+  });
+
   it('saves a running sandbox\'s state with snapshot save, and loads it into another with snapshot load and with --snapshot', { timeout: TIMEOUT }, async () => {
     const token = 'cli-known-states';
     const source = await banner(run(['--in-memory', '--port', String(await freePort()), '--control-token', token, '--fixtures', EXAMPLE]));
