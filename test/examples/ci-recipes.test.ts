@@ -110,7 +110,8 @@ function bash(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<Scri
  * `kill` (docs/decisions.md#d69-close-with-npm-exec).
  */
 async function listening(port: number): Promise<boolean> {
-  for (const deadline = Date.now() + 5000; Date.now() < deadline; await new Promise((done) => setTimeout(done, 100))) {
+  // As long as the job's own script waits for it (`timeout 15 tail --pid`): on a loaded machine 5 s was once too short.
+  for (const deadline = Date.now() + 15_000; Date.now() < deadline; await new Promise((done) => setTimeout(done, 100))) {
     try {
       await fetch(`http://127.0.0.1:${port}/__sandbox/health`, { signal: AbortSignal.timeout(1000) });
     } catch {
