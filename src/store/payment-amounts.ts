@@ -15,22 +15,24 @@ import type { Payment } from '../model/records.js';
  * @returns the first problem, naming the field, the payment's reference and merchant; or undefined
  */
 export function paymentAmountsProblem(payment: Payment, at: string): string | undefined {
-  const of = `(payment ${JSON.stringify(payment.paymentReference)} of merchant ${JSON.stringify(payment.publicKey)})`;
   for (const field of ['amount', 'refundedAmount', 'capturedAmount'] as const) {
     const value = payment[field];
     if (value !== undefined && !AMOUNT_PATTERN.test(value)) {
-      return `${at}/${field} ${of} is ${JSON.stringify(value)}, not a decimal amount in major units (up to 13 digits and 2 decimals, as "150.00")`;
+      return `${at}/${field} ${named(payment)} is ${JSON.stringify(value)}, not a decimal amount in major units (up to 13 digits and 2 decimals, as "150.00")`;
     }
   }
   const amount = toMinor(payment.amount);
-  if (amount === 0 && payment.method !== 'CARD') return `${at}/amount ${of} is ${JSON.stringify(payment.amount)}: an amount must be above zero`;
+  if (amount === 0 && payment.method !== 'CARD') return `${at}/amount ${named(payment)} is ${JSON.stringify(payment.amount)}: an amount must be above zero`;
   const captured = payment.capturedAmount === undefined ? undefined : toMinor(payment.capturedAmount);
   if (captured !== undefined && captured > amount) {
-    return `${at}/capturedAmount ${of} is ${payment.capturedAmount}, more than the amount ${payment.amount}`;
+    return `${at}/capturedAmount ${named(payment)} is ${payment.capturedAmount}, more than the amount ${payment.amount}`;
   }
   if (toMinor(payment.refundedAmount) > (captured ?? amount)) {
     const charged = captured === undefined ? `the amount ${payment.amount}` : `the captured amount ${payment.capturedAmount}`;
-    return `${at}/refundedAmount ${of} is ${payment.refundedAmount}, more than ${charged}`;
+    return `${at}/refundedAmount ${named(payment)} is ${payment.refundedAmount}, more than ${charged}`;
   }
   return undefined;
 }
+
+// The payment a problem is of, written only when there is one: every put of a payment is checked.
+const named = (payment: Payment): string => `(payment ${JSON.stringify(payment.paymentReference)} of merchant ${JSON.stringify(payment.publicKey)})`;
