@@ -13,6 +13,8 @@ let sandbox: Sandbox;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ listen: false });
+  // The first load of a worker compiles the fixtures reader and the operations it reaches: the timed cases measure the scan, not that.
+  await post(unclosedReferences(1_000), 'application/json');
 });
 afterAll(() => sandbox.close());
 
