@@ -192,7 +192,9 @@ export class Store {
    * unit of work it starts before it settles records its changes in `own`,
    * on every engine: on PostgreSQL a unit runs later, in a batch, and is
    * still the writer's. Units it leaves running after it settled (a timer's)
-   * are not (docs/decisions.md#d76-fixtures).
+   * are not (docs/decisions.md#d76-fixtures). One writer records at a time
+   * (fixtures loads run one at a time): the scope is switched off after each `run`.
+   * @throws what `run` throws
    */
   async recordOwn<T>(own: OwnChanges, run: () => Promise<T>): Promise<T> {
     const scope: OwnScope = { own, open: true };
