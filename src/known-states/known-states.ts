@@ -1,5 +1,6 @@
-import type { MerchantRecord, SnapshotRecords } from '../store/store.js';
-import { AlreadyHeld, runSteps, type FixtureRunnerDependencies, type FixturesDocument, type FixturesResult } from './fixtures.js';
+import { OwnChanges, type MerchantRecord, type RecordKey, type SnapshotRecords } from '../store/store.js';
+import { AlreadyHeld, FixturesError, runSteps, type FixtureRunnerDependencies, type FixturesDocument, type FixturesResult } from './fixtures.js';
+import { OwnBooks } from './own-books.js';
 import { putState, takeState, type SandboxState, type StateParts } from './state.js';
 import { OverrideLimitError, type Override } from '../scenarios/overrides.js';
 import type { NotificationFaultView } from '../notifications/faults.js';
@@ -40,9 +41,11 @@ export class KnownStates {
   constructor(private readonly deps: KnownStatesDependencies) {}
 
   /**
-   * Runs a fixtures document, all or nothing: when a step fails, the state
-   * is put back as it was before the first step (changes other clients
-   * made meanwhile included), and the error names the step.
+   * Runs a fixtures document, all or nothing for its own changes: when a
+   * step fails, what the load changed is put back as it was before its
+   * first step, in one change of the store; what other clients changed
+   * meanwhile stays, and so does a change of the load's they changed since,
+   * which the error names (docs/decisions.md#d76-fixtures).
    * @returns the steps' outcomes; `alreadyLoaded` (nothing changed) when the first step refused
    *   collides with a payment the sandbox held before the load
    * @throws FixturesError naming the step; StoreUnavailableError when the store cannot write
@@ -52,20 +55,31 @@ export class KnownStates {
   }
 
   private async runDocument(document: FixturesDocument): Promise<FixturesResult> {
-    const before = takeState(this.deps);
-    let sent = 0;
-    const send: FixtureRunnerDependencies['send'] = (request) => {
-      sent += 1;
-      return this.deps.send(request);
-    };
+    const books = new OwnBooks(this.deps);
+    const own = new OwnChanges(books);
+    // Each step's units, and only they, are the load's: other clients' requests run between them and are theirs.
+    const send: FixtureRunnerDependencies['send'] = (request) => this.deps.store.recordOwn(own, () => this.deps.send(request));
     try {
       return await runSteps(document, { send, controlToken: this.deps.controlToken, wholeState: this.deps.wholeState, hasPayment: (key, reference) => this.deps.store.payment(key, reference) !== undefined });
     } catch (error) {
-      // Nothing sent, nothing to take back: a document refused at its first step's references.
-      if (sent > 0) await putState(this.deps, before);
+      const kept = await this.takeBack(own, books);
       if (error instanceof AlreadyHeld) return { loaded: false, alreadyLoaded: true, message: error.message, steps: [], bound: [] };
+      if (error instanceof FixturesError && kept.length > 0) error.message += `; the load's own changes were taken back, but for ${keptText(kept)}, which others changed since and keep as they are`;
       throw error;
     }
+  }
+
+  // The load's own changes taken back, in one change of the store, computed in the unit itself: on a shared store, after every other replica's.
+  private async takeBack(own: OwnChanges, books: OwnBooks): Promise<string[]> {
+    if (own.list().length === 0 && books.untouched) return [];
+    let kept: string[] = [];
+    await putState(this.deps, () => {
+      const records = this.deps.store.withoutOwn(own);
+      const back = books.withoutOwn();
+      kept = [...records.kept.map(recordName), ...back.kept];
+      return { records: records.records, overrides: back.overrides, faults: back.faults };
+    });
+    return kept;
   }
 
   /**
@@ -216,4 +230,27 @@ function merchantPart(state: SandboxState, publicKey: string): SandboxState {
     overrides: mine(state.overrides),
     faults: mine(state.faults),
   };
+}
+
+/** A record as a message names it. */
+function recordName(key: RecordKey): string {
+  switch (key.table) {
+    case 'merchant':
+      return `merchant ${key.publicKey}`;
+    case 'webhook':
+      return `the notification URL of ${key.publicKey}`;
+    case 'clock':
+      return `the clock of ${key.publicKey}`;
+    case 'payment':
+    case 'order':
+      return `${key.table} ${key.paymentReference} of ${key.publicKey}`;
+    case 'delivery':
+      return `delivery ${key.id}`;
+  }
+}
+
+/** The first few of what a take-back kept, and how many more. */
+function keptText(kept: readonly string[]): string {
+  const named = kept.slice(0, 5).join(', ');
+  return kept.length > 5 ? `${named} and ${kept.length - 5} more` : named;
 }

@@ -40,26 +40,30 @@ export function takeState(parts: StateParts, publicKey?: string): SandboxState {
  * (`state.publicKey`), and waits until the store's part is durable: one
  * change of the store, so a crash keeps all of it or none; the overrides
  * and faults are in memory, as ever.
+ * @param state the state, or what makes it from the state found in the unit
+ *   (on PostgreSQL, after every change other replicas committed): nothing comes between
  * @throws TypeError or RangeError from the store (a record that does not fit, too many
  *   merchants) and OverrideLimitError, before anything changes; StoreUnavailableError
  *   (rejects) when the disk refused the change: the store took it back, and the
  *   overrides and faults are put back as they were
  */
-export async function putState(parts: StateParts, state: SandboxState): Promise<void> {
-  const { publicKey } = state;
+export async function putState(parts: StateParts, state: SandboxState | (() => SandboxState)): Promise<void> {
+  let publicKey: string | undefined;
   let before: SandboxState | undefined;
   try {
     // One unit: on a shared store the books' change and the records' are one entry each of one batch.
     await parts.store.transaction(() => {
+      const next = typeof state === 'function' ? state() : state;
+      publicKey = next.publicKey;
       before = takeState(parts, publicKey);
-      parts.overrides.replace(state.overrides, publicKey);
+      parts.overrides.replace(next.overrides, publicKey);
       try {
-        parts.store.replace(state.records, publicKey);
+        parts.store.replace(next.records, publicKey);
       } catch (error) {
         parts.overrides.replace(before.overrides, publicKey);
         throw error;
       }
-      parts.faults.replace(state.faults, publicKey);
+      parts.faults.replace(next.faults, publicKey);
     });
   } catch (error) {
     // On a shared store the unit's batch put the books back as it found them; elsewhere they are put back here.

@@ -41,13 +41,25 @@ export class NotificationFaults {
    */
   onChange?: (change: NotificationFaultChange) => void;
 
+  /** How many changes the faults have had: a reader holding a copy of them knows whether the copy is still theirs. */
+  get changes(): number {
+    return this.changeCount;
+  }
+
+  private changeCount = 0;
+
+  private told(change: NotificationFaultChange): void {
+    this.changeCount += 1;
+    this.onChange?.(change);
+  }
+
   /** Sets a fault for the merchant's next events. @returns the fault as listed */
   add(publicKey: string, request: NotificationFaultRequest): NotificationFaultView {
     const fault: NotificationFaultView = { ...request, id: `nft_${randomBytes(6).toString('hex')}`, publicKey };
     const list = this.faults.get(publicKey) ?? [];
     list.push(fault);
     this.faults.set(publicKey, list);
-    this.onChange?.({ action: 'added', fault: { ...fault } });
+    this.told({ action: 'added', fault: { ...fault } });
     return { ...fault };
   }
 
@@ -74,13 +86,13 @@ export class NotificationFaults {
       list.push({ ...fault });
       this.faults.set(fault.publicKey, list);
     }
-    this.onChange?.(publicKey === undefined ? { action: 'replaced' } : { action: 'replaced', publicKey });
+    this.told(publicKey === undefined ? { action: 'replaced' } : { action: 'replaced', publicKey });
   }
 
   /** Removes the merchant's faults, or every merchant's. */
   clear(publicKey?: string): void {
     this.clearQuietly(publicKey);
-    this.onChange?.(publicKey === undefined ? { action: 'cleared' } : { action: 'cleared', publicKey });
+    this.told(publicKey === undefined ? { action: 'cleared' } : { action: 'cleared', publicKey });
   }
 
   private clearQuietly(publicKey: string | undefined): void {
@@ -101,7 +113,7 @@ export class NotificationFaults {
       if (fault.times <= 0) list.shift();
       if (list.length === 0) this.faults.delete(publicKey);
     }
-    this.onChange?.({ action: 'used', fault: { ...fault } });
+    this.told({ action: 'used', fault: { ...fault } });
     const { kind, delay, status, attempts } = fault;
     return { kind, ...(delay !== undefined ? { delay } : {}), ...(status !== undefined ? { status } : {}), ...(attempts !== undefined ? { attempts } : {}) };
   }

@@ -78,6 +78,18 @@ export class OverrideBook {
    */
   onChange?: (change: OverrideChange) => void;
 
+  /** How many changes the book has had: a reader holding a copy of it knows whether the copy is still the book's. */
+  get changes(): number {
+    return this.changeCount;
+  }
+
+  private changeCount = 0;
+
+  private told(change: OverrideChange): void {
+    this.changeCount += 1;
+    this.onChange?.(change);
+  }
+
   constructor(readonly limits: OverrideLimits = OVERRIDE_LIMITS) {}
 
   /** The overrides of one merchant (with the sandbox-wide ones when `withGlobal`), or all; oldest first, a copy. */
@@ -119,7 +131,7 @@ export class OverrideBook {
     this.held.set(override.id, entry);
     subject.push(entry);
     this.bySubject.set(request.publicKey, subject);
-    this.onChange?.({ action: 'added', override });
+    this.told({ action: 'added', override });
     return override;
   }
 
@@ -146,7 +158,7 @@ export class OverrideBook {
       subject.push(entry);
       this.bySubject.set(override.publicKey, subject);
     }
-    this.onChange?.(publicKey === undefined ? { action: 'replaced' } : { action: 'replaced', publicKey });
+    this.told(publicKey === undefined ? { action: 'replaced' } : { action: 'replaced', publicKey });
   }
 
   /** Removes one override; false when there is none with that id. */
@@ -157,14 +169,14 @@ export class OverrideBook {
     const subject = this.bySubject.get(entry.override.publicKey)!;
     subject.splice(subject.lastIndexOf(entry), 1);
     if (subject.length === 0) this.bySubject.delete(entry.override.publicKey);
-    this.onChange?.({ action: 'removed', override: entry.override });
+    this.told({ action: 'removed', override: entry.override });
     return true;
   }
 
   /** Removes the overrides of one merchant, or all of them. */
   clear(publicKey?: string): void {
     this.clearQuietly(publicKey);
-    this.onChange?.(publicKey === undefined ? { action: 'cleared' } : { action: 'cleared', publicKey });
+    this.told(publicKey === undefined ? { action: 'cleared' } : { action: 'cleared', publicKey });
   }
 
   private clearQuietly(publicKey: string | undefined): void {
@@ -186,7 +198,7 @@ export class OverrideBook {
   take(publicKey: string | undefined, applies: (override: Override) => boolean): Override | undefined {
     const chosen = (publicKey === undefined ? undefined : newestThat(this.bySubject.get(publicKey), applies)) ?? newestThat(this.bySubject.get(undefined), applies);
     if (chosen?.times !== undefined) chosen.times -= 1;
-    if (chosen) this.onChange?.({ action: 'used', override: chosen });
+    if (chosen) this.told({ action: 'used', override: chosen });
     if (chosen?.times === 0) this.remove(chosen.id);
     return chosen;
   }

@@ -4,9 +4,11 @@ import type { Order, Payment, StoredCard } from '../model/records.js';
 import type { DeliveryClaim, StoreEngine } from './engine.js';
 import { StoreUnavailableError } from './errors.js';
 import { MemoryEngine } from './memory-engine.js';
+import { ownScope, recordKeys, type OwnChanges, type OwnScope } from './own-changes.js';
 import { changeProblem } from './schema.js';
 import type { SharedBooks, SharedJournal } from './sharing.js';
 import type { SyncLevel } from './sync-level.js';
+import { withoutOwn, type TakenBack } from './take-back.js';
 import { DEFAULT_MAX_MERCHANTS, type Change, type MerchantRecord, type SnapshotRecords, type Tables } from './tables.js';
 
 export type { DeliveryClaim } from './engine.js';
@@ -14,6 +16,8 @@ export { StoreOpenError, StoreUnavailableError } from './errors.js';
 export { SYNC_LEVELS, type SyncLevel } from './sync-level.js';
 export { DEFAULT_MAX_MERCHANTS, type Change, type MerchantRecord, type SnapshotRecords } from './tables.js';
 export type { SharedBooks, SharedBooksState, SharedJournal } from './sharing.js';
+export { OwnChanges, type RecordKey, type UnitWatcher } from './own-changes.js';
+export type { TakenBack } from './take-back.js';
 
 /** Where the store keeps its state: PostgreSQL with `url`, else the JSON file with `file`, else memory only. */
 export interface StoreOptions {
@@ -88,6 +92,8 @@ type Watcher = (change: Change, fromReplica: boolean) => void;
 export class Store {
   private closing: Promise<void> | undefined;
   private readonly tables: Tables;
+  // The writer whose unit is running now, while one records its own changes (recordOwn).
+  private own: OwnChanges | undefined;
 
   private constructor(
     private readonly engine: StoreEngine,
@@ -177,7 +183,48 @@ export class Store {
    *   StoreUnavailableError (rejects) when the changes could not be made durable: they were taken back
    */
   transaction<T>(work: () => T): Promise<T> {
-    return this.engine.transaction(work);
+    const scope = ownScope.getStore();
+    return this.engine.transaction(scope?.open ? () => this.asOwn(scope, work) : work);
+  }
+
+  /**
+   * Runs `run` (a request of a fixtures load, sent in process) so that every
+   * unit of work it starts before it settles records its changes in `own`,
+   * on every engine: on PostgreSQL a unit runs later, in a batch, and is
+   * still the writer's. Units it leaves running after it settled (a timer's)
+   * are not (docs/decisions.md#d76-fixtures). One writer records at a time
+   * (fixtures loads run one at a time): the scope is switched off after each `run`.
+   * @throws what `run` throws
+   */
+  async recordOwn<T>(own: OwnChanges, run: () => Promise<T>): Promise<T> {
+    const scope: OwnScope = { own, open: true };
+    try {
+      return await ownScope.run(scope, run);
+    } finally {
+      scope.open = false;
+      // Nothing is carried across awaits between a writer's requests: the rest of the process pays nothing for it.
+      ownScope.disable();
+    }
+  }
+
+  /**
+   * The state with `own`'s changes taken back and nobody else's (take-back.ts):
+   * put it with `replace`, in the same unit, so that nothing comes between.
+   */
+  withoutOwn(own: OwnChanges): TakenBack {
+    return withoutOwn(this.tables, own);
+  }
+
+  // The writer's unit: its changes recorded, and whatever it sets going (a watcher's timer) left outside the writer's scope.
+  private asOwn<T>(scope: OwnScope, work: () => T): T {
+    this.own = scope.own;
+    scope.own.units?.begin();
+    try {
+      return ownScope.exit(work);
+    } finally {
+      scope.own.units?.end();
+      this.own = undefined;
+    }
   }
 
   /**
@@ -481,7 +528,11 @@ export class Store {
     if (change.kind === 'merchant' && !this.hasRoomForMerchant() && this.tables.merchant(change.merchant.publicKey) === undefined) {
       throw new RangeError(`the merchant cannot be stored: the store keeps at most ${this.maxMerchants} merchants`);
     }
+    const own = this.own;
+    const keys = own && recordKeys(change, this.tables);
+    if (keys) own!.noteBefore(keys, this.tables);
     this.engine.put(change);
+    if (keys) own!.noteAfter(keys, this.tables);
     for (const watcher of this.watchers) watcher(change, false);
   }
 

@@ -8,7 +8,7 @@ import type { Payment } from '../../../src/model/records.js';
 import { loadCatalogue } from '../../../src/scenarios/catalogue.js';
 import { CLAIM_LEASE_MS } from '../../../src/store/lease.js';
 import type { JournalEntryText } from '../../../src/store/shared-log.js';
-import type { Change, SnapshotRecords, Store } from '../../../src/store/store.js';
+import { OwnChanges, type Change, type SnapshotRecords, type Store } from '../../../src/store/store.js';
 import { merchantRecord, orderRecord, paymentRecord, PUBLIC_A, PUBLIC_B } from '../fixtures.js';
 import { fileEngine, type Engine, type EnginePlace } from './engines.js';
 import { booksOf, clockRecord, deliveryRecord, webhookRecord, type Books } from './records.js';
@@ -270,6 +270,51 @@ function contract(engine: Engine, place: EnginePlace): void {
     await first.close();
     await second.close();
     expect(everything(await place.open())).toEqual(final);
+  });
+
+  it("takes back one writer's own changes only, in one replace: another writer's stay, and so does a record of the writer's changed since (on PostgreSQL, by another replica)", { timeout: TIMEOUT }, async () => {
+    const one = await place.open();
+    const other = engine.kind === 'postgres' ? await place.open() : one;
+    await one.transaction(() => {
+      one.putMerchant(merchantRecord(A));
+      one.putWebhook(A, webhookRecord(A));
+    });
+    const own = new OwnChanges();
+    const [a1, a2] = [paymentRecord(A, 1), paymentRecord(A, 2)];
+    await one.recordOwn(own, () => one.transaction(() => {
+      one.putMerchant(merchantRecord(B));
+      one.putPayment(a1, [deliveryRecord(a1, 1)]);
+      one.putPayment(a2);
+      one.putWebhook(A, null);
+      one.putClock(clockRecord(A, 60_000));
+    }));
+    // Another writer, after: a payment of its own, and a change of the writer's second payment.
+    await other.refresh();
+    const b1 = paymentRecord(B, 1);
+    const a2Changed = { ...a2, updatedAt: '2025-01-02T00:00:00.000Z' };
+    await other.transaction(() => {
+      other.putPayment(b1);
+      other.putPayment(a2Changed);
+    });
+    const kept = await one.transaction(() => {
+      const back = one.withoutOwn(own);
+      one.replace(back.records);
+      return back.kept;
+    });
+    expect(kept).toEqual([
+      { table: 'payment', publicKey: A, paymentReference: a2.paymentReference },
+      { table: 'merchant', publicKey: B },
+    ]);
+    expect(one.payment(A, a1.paymentReference)).toBeUndefined();
+    expect(one.deliveries(A)).toEqual([]);
+    expect(one.payment(A, a2.paymentReference)).toEqual(a2Changed);
+    expect(one.payment(B, b1.paymentReference)).toEqual(b1);
+    // B's merchant record is the writer's, but the other writer's payment of B needs it.
+    expect(one.merchant(B)).toEqual(merchantRecord(B));
+    expect(one.webhook(A)).toEqual(webhookRecord(A));
+    expect(one.clock(A)).toBeUndefined();
+    await other.refresh();
+    expect(everything(other)).toEqual(everything(one));
   });
 
   it('calls each watcher once per change put, in order, until it stops', { timeout: TIMEOUT }, async () => {
