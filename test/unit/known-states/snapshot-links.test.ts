@@ -151,6 +151,35 @@ describe('a snapshot that reuses a linkingReference', () => {
     }
   });
 
+  it('that gave another merchant the linkingReferences of one merchant\'s baseline makes that merchant\'s reset 409, naming the payment and the field, and changes nothing', async () => {
+    const { whole, m1, m2, ofM1 } = await twoMerchants();
+    const dir = await mkdtemp(join(tmpdir(), 'payments-sandbox-links-'));
+    try {
+      // The baseline: M1's two payments, loaded at start.
+      const file = join(dir, 'snapshot.json');
+      await writeFile(file, JSON.stringify(whole));
+      const sandbox = await sandboxForTest({ snapshot: file });
+      open.push(sandbox);
+      const control = await ControlClient.for(sandbox);
+      // A whole state, consistent in itself, where M2 holds M1's first linkingReference and M1 holds nothing.
+      const moved = (whole.payments as Row[]).filter((payment) => payment.linkingReference === ofM1[0]!.linkingReference).map((payment) => ({ ...payment, publicKey: m2.publicKey }));
+      expect((await control.send('PUT', '/snapshot', { body: { ...whole, payments: moved } })).status).toBe(200);
+      const loaded = (await control.send('GET', '/snapshot')).body as Row;
+      const reset = await control.send('POST', '/reset', { query: { publicKey: m1.publicKey } });
+      expect(reset.status).toBe(409);
+      expect(reset.body.error).toBe('CONFLICT');
+      expect(reset.body.message).toMatch(/\/payments\/\d+\/linkingReference/);
+      expect(reset.body.message).toContain(ofM1[0]!.paymentReference);
+      expect(reset.body.message).toContain(m1.publicKey);
+      expect(withoutTime((await control.send('GET', '/snapshot')).body)).toEqual(withoutTime(loaded));
+      // Every merchant at once goes back to the baseline, whole.
+      expect((await control.send('POST', '/reset')).body).toMatchObject({ reset: 'all', to: 'baseline' });
+      expect(paymentsOf((await control.send('GET', '/snapshot')).body, m1.publicKey)).toHaveLength(2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('in a store file is named, with the payment and the field', async () => {
     const { whole, m1 } = await twoMerchants();
     const { version, merchants, payments, orders, webhooks, clocks, deliveries } = whole;
