@@ -1,16 +1,21 @@
-import { inputError } from '../errors.js';
+import { ApiError, inputError } from '../errors.js';
 import { FixturesError, type FixturesDocument } from '../known-states/fixtures.js';
-import { SnapshotError, type SnapshotDocument } from '../known-states/known-states.js';
+import { ResetError, SnapshotError, type SnapshotDocument } from '../known-states/known-states.js';
 import { snapshotText } from '../known-states/state.js';
 import { json, queryText, type ControlRun } from './operation.js';
 
 // The runs of known states (openapi/control-api.yaml, tag Known states; README, "Known states").
 
-/** POST /reset: a merchant's state, or every one's, back to the baseline (or empty with `to=empty`). */
+/** POST /reset: a merchant's state, or every one's, back to the baseline (or empty with `to=empty`); 409 CONFLICT when one merchant's baseline holds a key another's record holds now. */
 export const resetState: ControlRun = async (input, { knownStates, merchantOf }) => {
   const publicKey = merchantOf(input);
-  const to = await knownStates.reset(publicKey, queryText(input, 'to') === 'empty');
-  return json({ reset: publicKey ?? 'all', to });
+  try {
+    const to = await knownStates.reset(publicKey, queryText(input, 'to') === 'empty');
+    return json({ reset: publicKey ?? 'all', to });
+  } catch (error) {
+    if (error instanceof ResetError) throw new ApiError(409, { message: error.message, error: 'CONFLICT' });
+    throw error;
+  }
 };
 
 /** POST /fixtures: the steps run in order; 400 INPUT naming the step that failed, nothing of the document kept. */

@@ -28,6 +28,16 @@ export class SnapshotError extends Error {
 }
 
 /**
+ * One merchant's baseline that cannot be put back: it holds a linkingReference
+ * or delivery id that another merchant's record holds now (a state loaded
+ * since gave it one; src/store/unique-keys.ts). Nothing changed. The message
+ * names the record and the field.
+ */
+export class ResetError extends Error {
+  override name = 'ResetError';
+}
+
+/**
  * Known states (README, "Known states"): fixtures loaded, snapshots taken
  * and loaded, and the baseline a reset returns to. Loads and resets are
  * carried out one at a time, in the order they came; reads are not held up.
@@ -143,7 +153,8 @@ export class KnownStates {
    * entries of those merchants go either way.
    * @returns what it reset to
    * @throws StoreUnavailableError when the store cannot write; FixturesError
-   *   when start-up fixtures to be run again no longer load (the state is as it was)
+   *   when start-up fixtures to be run again no longer load (the state is as it was);
+   *   ResetError when the merchant's baseline holds a key another merchant's record holds now
    */
   reset(publicKey: string | undefined, toEmpty: boolean): Promise<'baseline' | 'empty'> {
     return this.exclusive(async () => {
@@ -160,7 +171,13 @@ export class KnownStates {
         });
         return 'empty';
       }
-      await putState(this.deps, publicKey === undefined ? this.withStrangers(baseline) : merchantPart(baseline, publicKey));
+      try {
+        await putState(this.deps, publicKey === undefined ? this.withStrangers(baseline) : merchantPart(baseline, publicKey));
+      } catch (error) {
+        // A whole baseline is consistent in itself; one merchant's part meets the others' records as they are now.
+        if (publicKey === undefined || !(error instanceof TypeError)) throw error;
+        throw new ResetError(`the merchant ${publicKey} cannot be reset to the baseline: ${error.message.replace(/^the \w+ cannot be stored: /, '')}; reset every merchant, or this one with to=empty`);
+      }
       await store.transaction(() => this.deps.clearJournal(publicKey));
       return 'baseline';
     });

@@ -1,7 +1,9 @@
 import type { ErrorObject } from 'ajv';
+import type { Delivery } from '../model/notifications.js';
 import type { Payment } from '../model/records.js';
 import { paymentAmountsProblem } from './payment-amounts.js';
 import type { RecordKind } from './record-schemas.js';
+import { UniqueKeys, type HeldKeys } from './unique-keys.js';
 import { storeValidators, type ValidateFunction } from './validators.js';
 
 /**
@@ -19,7 +21,8 @@ const snapshots: Record<number, ValidateFunction> = { 1: validators.snapshot1, 2
 
 /**
  * Checks a parsed snapshot: version 1 (records by key), 2 or 3 (records in
- * order); then its payments' amounts (payment-amounts.ts).
+ * order); then its payments' amounts (payment-amounts.ts), and that no two
+ * of its records share a linkingReference or delivery id (unique-keys.ts).
  * @returns the first problem, or undefined when it is fine
  */
 export function snapshotProblem(value: unknown): string | undefined {
@@ -33,8 +36,14 @@ export function snapshotProblem(value: unknown): string | undefined {
   const places: Array<[string, Payment]> = Array.isArray(payments)
     ? payments.map((payment, index) => [`/payments/${index}`, payment])
     : Object.entries(payments).flatMap(([key, byReference]) => Object.entries(byReference).map(([reference, payment]): [string, Payment] => [`/payments/${key}/${reference}`, payment]));
+  const keys = new UniqueKeys();
   for (const [at, payment] of places) {
-    const wrong = paymentAmountsProblem(payment, at);
+    const wrong = paymentAmountsProblem(payment, at) ?? keys.payment(payment, at);
+    if (wrong) return wrong;
+  }
+  // Only version 3 holds deliveries, in a list.
+  for (const [index, delivery] of ((value.deliveries ?? []) as Delivery[]).entries()) {
+    const wrong = keys.delivery(delivery, `/deliveries/${index}`);
     if (wrong) return wrong;
   }
   return undefined;
@@ -42,9 +51,12 @@ export function snapshotProblem(value: unknown): string | undefined {
 
 /**
  * Checks a change: a parsed line of the log, or one about to be logged.
+ * @param held what the store holds now, for a change about to be logged: a
+ *   replace of one merchant's state is checked against the other merchants'
+ *   records (recordsProblem); absent for a line of the log, read in order
  * @returns the first problem (`/payment/amount must be string`), or undefined when the change and its record fit their schemas
  */
-export function changeProblem(value: unknown): string | undefined {
+export function changeProblem(value: unknown, held?: HeldKeys): string | undefined {
   if (!isObject(value)) return `${kind(value)} where a change object is expected`;
   const extra = (allowed: string[]) => Object.keys(value).find((key) => !allowed.includes(key));
   switch (value.kind) {
@@ -82,7 +94,7 @@ export function changeProblem(value: unknown): string | undefined {
       const unknown = extra(['kind', 'publicKey', 'records']);
       if (unknown !== undefined) return `unknown property ${JSON.stringify(unknown)} in a replace change`;
       if (value.publicKey !== undefined && typeof value.publicKey !== 'string') return '/publicKey must be string';
-      return recordsProblem(value.records, value.publicKey as string | undefined);
+      return recordsProblem(value.records, value.publicKey as string | undefined, held);
     }
     default:
       return `unknown kind ${JSON.stringify(value.kind)}`;
@@ -93,21 +105,29 @@ export function changeProblem(value: unknown): string | undefined {
 const LISTS = [['merchants', 'merchant'], ['payments', 'payment'], ['orders', 'order'], ['webhooks', 'webhook'], ['clocks', 'clock'], ['deliveries', 'delivery']] as const;
 
 /**
- * Checks the records of a state (SnapshotRecords): each list present and
- * each record fitting its schema; with `publicKey`, every record that
- * merchant's. Places are JSON Pointers into the lists (`/payments/3/amount`).
+ * Checks the records of a state (SnapshotRecords), the one place a state
+ * being loaded is checked: each list present and each record fitting its
+ * schema (a payment's amounts too); with `publicKey`, every record that
+ * merchant's; no two records sharing a linkingReference or a delivery id,
+ * nor, with `publicKey` and `held`, sharing one with another merchant's
+ * record the store holds (unique-keys.ts). Places are JSON Pointers into the
+ * lists (`/payments/3/amount`).
  * @returns the first problem, or undefined when every record fits
  */
-export function recordsProblem(value: unknown, publicKey?: string): string | undefined {
+export function recordsProblem(value: unknown, publicKey?: string, held?: HeldKeys): string | undefined {
   if (!isObject(value)) return `${kind(value)} where the records object is expected`;
+  const keys = new UniqueKeys(publicKey !== undefined && held ? { keys: held, publicKey } : undefined);
   for (const [list, record] of LISTS) {
     const rows = value[list];
     if (!Array.isArray(rows)) return `/${list} must be array`;
     for (const [index, row] of rows.entries()) {
-      const problem = recordProblem(record, row, `/${list}/${index}`);
+      const at = `/${list}/${index}`;
+      const problem = recordProblem(record, row, at);
       if (problem) return problem;
       const owner = (row as { publicKey: string }).publicKey;
-      if (publicKey !== undefined && owner !== publicKey) return `/${list}/${index}/publicKey is ${JSON.stringify(owner)}, not the merchant ${JSON.stringify(publicKey)} the state is for`;
+      if (publicKey !== undefined && owner !== publicKey) return `${at}/publicKey is ${JSON.stringify(owner)}, not the merchant ${JSON.stringify(publicKey)} the state is for`;
+      const shared = record === 'payment' ? keys.payment(row as Payment, at) : record === 'delivery' ? keys.delivery(row as Delivery, at) : undefined;
+      if (shared) return shared;
     }
   }
   return undefined;

@@ -485,7 +485,9 @@ export class Store {
    * must all be its own), with `records`, in one change: one line of the
    * log, so that a crash keeps all of it or none. Durable after the next `commit()`.
    * @throws StoreUnavailableError while the store cannot write; TypeError naming the first
-   *   record that does not fit its schema, is another merchant's, or is held twice
+   *   record that does not fit its schema, is another merchant's, is held twice, or shares
+   *   its linkingReference or delivery id with another record of `records` or, for one
+   *   merchant's, of another merchant the store holds (unique-keys.ts)
    *   (`the replace cannot be stored: /payments/3/amount must be string`); nothing changes then.
    *   RangeError when the records hold more merchants than `maxMerchants`
    */
@@ -522,7 +524,8 @@ export class Store {
     if (this.closing) throw new StoreUnavailableError(new Error('the store is closed'));
     this.engine.admit(change);
     // A record the schema refuses would make the store refuse to start next time: refuse it now.
-    const problem = changeProblem(change);
+    // Against the tables too: a replace of one merchant's state must not take a key another merchant's record holds.
+    const problem = changeProblem(change, this.tables);
     if (problem) throw new TypeError(`the ${change.kind} cannot be stored: ${problem}`);
     // The domain refuses a new merchant beyond the bound first, in the API's terms; this keeps any other writer to it.
     if (change.kind === 'merchant' && !this.hasRoomForMerchant() && this.tables.merchant(change.merchant.publicKey) === undefined) {
