@@ -1,7 +1,7 @@
 import type { Payment } from '../model/records.js';
 import { hasOutcome, operationsOf, type Scenario } from '../scenarios/scenario.js';
 import { maskStoredCard } from '../redaction/card-numbers.js';
-import { redactValue } from '../redaction/value.js';
+import { maskRecordShown } from '../redaction/entry.js';
 
 /**
  * A payment as the control API shows it: the card as BIN, last four and a
@@ -18,11 +18,11 @@ export function paymentView(payment: Payment): Record<string, unknown> {
 /**
  * A record (an order, a delivery, a history entry) as the control API and
  * the dashboard show it: every value through the one redaction rule
- * (src/redaction/value.ts), so a paymentReference, URL or payload that holds a
+ * but the sandbox's own identifiers (src/redaction/entry.ts), so a paymentReference, URL or payload that holds a
  * card number is masked there as in the journal, while the store keeps what
  * the API looks it up by (docs/decisions.md#d86-one-redaction-rule).
  */
-export const shown = <T>(record: T): T => redactValue(record) as T;
+export const shown = <T>(record: T): T => maskRecordShown(record);
 
 /** A catalogue rule as the control API lists it. */
 export function scenarioView(scenario: Scenario): Record<string, unknown> {

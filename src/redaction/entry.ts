@@ -34,16 +34,28 @@ export const maskedAtEntry = (field: string): boolean => !KEPT_WHOLE.has(field);
  * number come back equal; the input is not changed.
  */
 export function maskRecordAtEntry<T>(record: T): T {
-  return walk(record, undefined) as T;
+  return walk(record, undefined, KEPT_WHOLE) as T;
 }
 
-function walk(node: unknown, field: string | undefined): unknown {
-  if (typeof node === 'string') return field !== undefined && KEPT_WHOLE.has(field) ? node : redactText(node);
+/** The sandbox's own identifiers, whose hex may hold a Luhn-valid run by chance: shown whole, or they could not be looked up. */
+const SANDBOX_IDENTIFIERS: ReadonlySet<string> = new Set(['id', 'copyOf', 'ackReference', 'linkingReference', 'deliveryId', 'eventId', 'publicKey', 'authorizationCode']);
+
+/**
+ * A copy of a stored record as the control API shows it: every string masked
+ * by the one rule (a paymentReference, a URL, a payload) but the sandbox's own
+ * identifiers (delivery ids, linkingReference, ...).
+ */
+export function maskRecordShown<T>(record: T): T {
+  return walk(record, undefined, SANDBOX_IDENTIFIERS) as T;
+}
+
+function walk(node: unknown, field: string | undefined, whole: ReadonlySet<string>): unknown {
+  if (typeof node === 'string') return field !== undefined && whole.has(field) ? node : redactText(node);
   if (typeof node !== 'object' || node === null) return node;
-  if (Array.isArray(node)) return node.map((item) => walk(item, field));
+  if (Array.isArray(node)) return node.map((item) => walk(item, field, whole));
   const copy: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(node)) {
-    const kept = walk(value, name);
+    const kept = walk(value, name, whole);
     if (name === '__proto__') Object.defineProperty(copy, name, { value: kept, enumerable: true, writable: true, configurable: true });
     else copy[name] = kept;
   }
