@@ -10,6 +10,7 @@ import type { HttpOperation } from '../validation/operations.js';
 import { documentReader, type ServedDocuments } from './documents.js';
 import type { NotificationControls } from './notifications.js';
 import { queryText, type ControlInput } from './operation.js';
+import { redactText } from '../redaction/redact.js';
 
 /** What the control API needs. */
 export interface ControlDependencies {
@@ -47,7 +48,9 @@ export interface ControlContext extends ControlDependencies {
   merchantsOf(publicKey: string | undefined): string[];
   /**
    * The one payment a request names: `reference` (the path's paymentReference
-   * unless given) of `publicKey` (the query's unless given), or of any merchant.
+   * unless given) of `publicKey` (the query's unless given), or of any merchant;
+   * or a paymentReference as the control API shows it, card numbers masked
+   * (docs/decisions.md#d86-one-redaction-rule), when one payment shows so.
    * @param naming how the request names a merchant, for the answer when the reference is several merchants'
    * @throws ApiError 404 NOT_FOUND for no such payment; 400 INPUT for a reference several merchants used
    */
@@ -66,8 +69,9 @@ export function controlContext(deps: ControlDependencies): ControlContext {
     merchantOf,
     merchantsOf,
     onePayment(input, publicKey = merchantOf(input), reference = String(input.params.paymentReference), naming = 'add ?publicKey=') {
-      // One keyed look-up per merchant: never a walk through every payment stored.
-      const found = merchantsOf(publicKey).map((key) => store.payment(key, reference)).filter((payment): payment is Payment => payment !== undefined);
+      // One keyed look-up per merchant: never a walk through every payment stored, but for a reference as the control API shows it.
+      let found = merchantsOf(publicKey).map((key) => store.payment(key, reference)).filter((payment): payment is Payment => payment !== undefined);
+      if (found.length === 0 && reference.includes('*')) found = merchantsOf(publicKey).flatMap((key) => store.payments(key).filter((payment) => redactText(payment.paymentReference) === reference));
       if (found.length === 0) throw new ApiError(404, { message: `No payment with paymentReference ${reference}`, error: 'NOT_FOUND' });
       if (found.length > 1) throw inputError(`paymentReference ${reference} is used by more than one merchant: ${naming}`);
       return found[0]!;

@@ -10,6 +10,8 @@ import { deliveriesMatching, webhookEndpoint, type DeliveryQuery } from '../noti
 import type { Store } from '../store/store.js';
 import { json, noContent, queryText, type ControlInput, type ControlRun } from './operation.js';
 import { cursorSequence, fill, pageAnswer, pageRequest, sequenceCursor } from './paging.js';
+import { redactText } from '../redaction/redact.js';
+import { shown } from './views.js';
 
 /** What the control API's notification and clock runs need. */
 export interface NotificationControls {
@@ -54,7 +56,7 @@ export const listDeliveries: ControlRun = (input, { notifications: { store } }) 
   const { limit, cursor } = pageRequest(input.query);
   const before = cursor === undefined ? Number.POSITIVE_INFINITY : cursorSequence(DELIVERIES, cursor);
   const matching = deliveriesMatching(store, filterOf(input));
-  const written = fill(newestBefore(matching, before), limit, (delivery) => JSON.stringify(delivery));
+  const written = fill(newestBefore(matching, before), limit, (delivery) => JSON.stringify(shown(delivery)));
   const next = written.more ? sequenceCursor(DELIVERIES, written.rows.at(-1)!.sequence) : undefined;
   return pageAnswer({ total: matching.length, limit, next }, 'deliveries', written.texts);
 };
@@ -68,7 +70,7 @@ export const countDeliveries: ControlRun = (input, { notifications: { store } })
 };
 
 /** GET /webhooks/deliveries/{id}. */
-export const getDelivery: ControlRun = (input, { notifications: { store } }) => json(oneDelivery(store, input.params.id!));
+export const getDelivery: ControlRun = (input, { notifications: { store } }) => json(shown(oneDelivery(store, input.params.id!)));
 
 /** POST /webhooks/deliveries/{id}/redeliver: a copy of the delivery, sent anew. */
 export const redeliverNotification: ControlRun = async (input, { notifications: { store, outbox } }) => {
@@ -77,7 +79,7 @@ export const redeliverNotification: ControlRun = async (input, { notifications: 
     store.putDelivery(made);
     return made;
   });
-  return json(copy, 201);
+  return json(shown(copy), 201);
 };
 
 /** GET /webhooks/{publicKey}. */
@@ -125,7 +127,7 @@ export const triggerNotification: ControlRun = async (input, { notifications: { 
     for (const delivery of made) store.putDelivery(delivery);
     return made;
   });
-  return json({ deliveries }, 201);
+  return json({ deliveries: deliveries.map(shown) }, 201);
 };
 
 /** GET /clock/{publicKey}. */
@@ -192,11 +194,12 @@ export function dueView(store: Store, publicKey: string, item: DueItem): DueView
   const at = new Date(item.atMs).toISOString();
   if (item.kind === 'delivery') {
     const delivery = store.delivery(item.key);
-    return { at, kind: 'delivery', paymentReference: delivery?.paymentReference ?? '', deliveryId: item.key };
+    return { at, kind: 'delivery', paymentReference: redactText(delivery?.paymentReference ?? ''), deliveryId: item.key };
   }
   const payment = store.payment(publicKey, item.key);
-  if (item.kind === 'charge') return { at, kind: 'charge', paymentReference: chargeReferenceOf(item.key, (payment?.subscription?.charges ?? 0) + 1) };
-  return { at, kind: payment?.due?.event === 'settle' ? 'settlement' : 'expiry', paymentReference: item.key };
+  // A paymentReference is shown by the one redaction rule (docs/decisions.md#d86-one-redaction-rule).
+  if (item.kind === 'charge') return { at, kind: 'charge', paymentReference: redactText(chargeReferenceOf(item.key, (payment?.subscription?.charges ?? 0) + 1)) };
+  return { at, kind: payment?.due?.event === 'settle' ? 'settlement' : 'expiry', paymentReference: redactText(item.key) };
 }
 
 // What the domain refuses with a RangeError is the client's mistake: 400 INPUT, with its sentence.

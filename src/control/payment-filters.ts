@@ -1,4 +1,5 @@
 import { inputError } from '../errors.js';
+import { redactText } from '../redaction/redact.js';
 import type { Payment, PaymentMethod, PaymentStatus } from '../model/records.js';
 import type { RowWalk } from './paging.js';
 
@@ -110,7 +111,8 @@ export function paymentWalk(filters: PaymentFilters): RowWalk<Payment> {
       return ms >= from && ms < to;
     });
   }
-  if (q !== undefined) tests.push((payment) => payment.paymentReference.toLowerCase().includes(q) || payment.linkingReference.toLowerCase().includes(q));
+  // A paymentReference is found by what the list shows of it too (docs/decisions.md#d86-one-redaction-rule).
+  if (q !== undefined) tests.push((payment) => payment.paymentReference.toLowerCase().includes(q) || payment.linkingReference.toLowerCase().includes(q) || (q.includes('*') && redactText(payment.paymentReference).toLowerCase().includes(q)));
   const matches = tests.length === 0 ? undefined : (payment: Payment) => tests.every((test) => test(payment));
   const filtersText = matches === undefined && order === 'oldest' ? '' : JSON.stringify([status, method, code, q, fromMs, toMs, order]);
   return { matches, newest: order === 'newest', filters: filtersText };

@@ -9,7 +9,7 @@ import { merchantOverview } from './overview.js';
 import { pageAnswer, pageOfList, pageOfRows, pageRequest } from './paging.js';
 import { paymentFilters, paymentWalk } from './payment-filters.js';
 import { paymentStory } from './story.js';
-import { paymentView } from './views.js';
+import { paymentView, shown } from './views.js';
 
 // The runs of the stored state (openapi/control-api.yaml, tags State and Payments).
 
@@ -66,7 +66,7 @@ export const completeNamedPayment: ControlRun = (input, context) => {
 /** GET /orders. */
 export const listOrders: ControlRun = (input, { store, merchantsOf, merchantOf }) => {
   const request = pageRequest(input.query);
-  const page = pageOfRows('orders', merchantsOf(merchantOf(input)), (key) => store.orders(key), request, (order) => JSON.stringify(order));
+  const page = pageOfRows('orders', merchantsOf(merchantOf(input)), (key) => store.orders(key), request, (order) => JSON.stringify(shown(order)));
   return pageAnswer({ total: page.total, limit: request.limit, next: page.next }, 'orders', page.texts);
 };
 

@@ -5,7 +5,7 @@ import type { Delivery } from '../model/notifications.js';
 import type { Payment, PaymentHistoryEntry } from '../model/records.js';
 import type { Store } from '../store/store.js';
 import { dueView } from './notifications.js';
-import { paymentView } from './views.js';
+import { paymentView, shown } from './views.js';
 
 /**
  * A payment's story (openapi/control-api.yaml, getPaymentStory; docs/design.md,
@@ -90,8 +90,9 @@ export function paymentStory(sources: StorySources, payment: Payment): PaymentSt
     requests,
     // On a shared store other replicas served requests this journal never saw (docs/decisions.md#d84-shared-store).
     requestsComplete: store.servesAlone && createdRealMs > journal.completeAfterMs,
-    states: payment.history ?? [],
-    deliveries,
+    // Shown by the one redaction rule, as the payment is (docs/decisions.md#d86-one-redaction-rule).
+    states: shown(payment.history ?? []),
+    deliveries: shown(deliveries),
     due: due.map((item) => dueView(store, publicKey, item)),
   };
 }

@@ -1,4 +1,6 @@
 import { normaliseAmount } from '../model/money.js';
+import { maskedAtEntry } from '../redaction/entry.js';
+import { redactText } from '../redaction/redact.js';
 import { walletDaysOf } from './due.js';
 import { stringOf, textOf, type Body } from './request.js';
 
@@ -8,7 +10,7 @@ import { stringOf, textOf, type Body } from './request.js';
  * validated body. Amounts are decimal strings in major units.
  */
 
-/** The initiate fields a payment keeps as they were sent: what the status query answers (never card data). */
+/** The initiate fields a payment keeps as they were sent, card numbers masked: what the status query answers (never card data). */
 export const KEPT_FIELDS = [
   'fullName', 'email', 'mobileNumber', 'productId', 'productDescription', 'redirectUrl', 'callbackUrl', 'channelType', 'deviceType', 'sourceIP', 'type',
 ] as const;
@@ -44,7 +46,8 @@ export function newPaymentFields(body: Body, card: boolean): NewPaymentFields {
   const kept: Partial<Record<KeptField, string>> = {};
   for (const field of KEPT_FIELDS) {
     const value = body[field];
-    if (value !== undefined && value !== null) kept[field] = String(value);
+    // A card number sent in a name or description is kept masked (docs/decisions.md#d86-one-redaction-rule); URLs are kept whole, the customer is sent there.
+    if (value !== undefined && value !== null) kept[field] = maskedAtEntry(field) ? redactText(String(value)) : String(value);
   }
   const fields: NewPaymentFields = {
     paymentReference: textOf(body, 'paymentReference'),

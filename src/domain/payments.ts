@@ -184,8 +184,11 @@ export function transferAccountOf(payment: Pick<Payment, 'linkingReference' | 'f
 export const cardOf = (cardNumber: string, linkingReference: string): StoredCard => ({
   bin: cardNumber.slice(0, 6),
   last4: cardNumber.slice(-4),
-  token: `SBCTK_${createHash('sha256').update(`card-token:${linkingReference}`).digest('hex').slice(0, 24)}`,
+  token: cardTokenOf(linkingReference),
 });
+
+/** The card token of the payment whose card number was sent, by its linkingReference: `SBCTK_` and 24 hex digits (a snapshot loaded makes it again: docs/decisions.md#d86-one-redaction-rule). */
+export const cardTokenOf = (linkingReference: string): string => `SBCTK_${createHash('sha256').update(`card-token:${linkingReference}`).digest('hex').slice(0, 24)}`;
 
 /** What a refund or a capture says of its amount. */
 export interface AmountFacts {

@@ -1,3 +1,4 @@
+import { redactText } from '../redaction/redact.js';
 import type { Change } from '../store/store.js';
 
 /**
@@ -48,9 +49,20 @@ export interface SandboxEvent extends SandboxEventInput {
  * the change alone (the store's `watch` calls come after it is put). A
  * payment whose `updatedAt` is its `createdAt` was created; the deliveries it
  * carries each announce a `delivery`. A delivery put alone announces an
- * `attempt` once it has attempts, else a `delivery`.
+ * `attempt` once it has attempts, else a `delivery`. A paymentReference is
+ * shown by the one redaction rule.
  */
 export function eventsOfChange(change: Change): SandboxEventInput[] {
+  // A paymentReference that holds a card number is announced masked, as the journal and the control API show it (docs/decisions.md#d86-one-redaction-rule).
+  const events = announced(change);
+  for (const [at, event] of events.entries()) {
+    const shown = event.paymentReference === undefined ? undefined : redactText(event.paymentReference);
+    if (shown !== event.paymentReference) events[at] = { ...event, paymentReference: shown };
+  }
+  return events;
+}
+
+function announced(change: Change): SandboxEventInput[] {
   switch (change.kind) {
     case 'payment': {
       const { payment } = change;

@@ -79,9 +79,16 @@ export async function putState(parts: StateParts, state: SandboxState | (() => S
  * The snapshot document of a state (openapi/control-api.yaml, Snapshot): the
  * store file's format, version 3, with `takenAt`, `publicKey`, `overrides`
  * and `faults` before the lists, in pieces of about 64 KiB made one at a
- * time, so that a writer can let the event loop run between them.
+ * time, so that a writer can let the event loop run between them. A
+ * card's token is left out.
  * @param takenAt ISO 8601, the time the state was taken
  */
 export function snapshotText(state: SandboxState, takenAt: string): Generator<string> {
-  return snapshotChunks(state.records, { takenAt, publicKey: state.publicKey, overrides: state.overrides, faults: state.faults });
+  return snapshotChunks(state.records, { takenAt, publicKey: state.publicKey, overrides: state.overrides, faults: state.faults }, withoutCardToken);
+}
+
+// A card's token never leaves in a snapshot: a load makes it again (docs/decisions.md#d86-one-redaction-rule).
+function withoutCardToken(row: object): object {
+  const { card } = row as { card?: { bin: string; last4: string } };
+  return card === undefined ? row : { ...row, card: { bin: card.bin, last4: card.last4 } };
 }

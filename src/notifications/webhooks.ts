@@ -1,5 +1,6 @@
 import type { Delivery, DeliverySchedule, DeliveryState, NotificationEventType, WebhookEndpoint } from '../model/notifications.js';
 import type { Store } from '../store/store.js';
+import { redactText } from '../redaction/redact.js';
 
 /** Which deliveries a wait or a list is about; every field optional. */
 export interface DeliveryQuery {
@@ -95,8 +96,12 @@ export class SandboxWebhooks {
 function matches(delivery: Delivery, query: DeliveryQuery): boolean {
   return (
     (query.publicKey === undefined || delivery.publicKey === query.publicKey) &&
-    (query.paymentReference === undefined || delivery.paymentReference === query.paymentReference) &&
+    // The reference as sent, or as the control API shows it (docs/decisions.md#d86-one-redaction-rule).
+    (query.paymentReference === undefined || delivery.paymentReference === query.paymentReference || sameShown(delivery.paymentReference, query.paymentReference)) &&
     (query.eventType === undefined || delivery.event.eventType === query.eventType) &&
     (query.state === undefined || delivery.state === query.state)
   );
 }
+
+// Only a reference with a masked digit can be another's shown form: the rest are compared as they are.
+const sameShown = (stored: string, asked: string): boolean => asked.includes('*') && redactText(stored) === asked;

@@ -18,9 +18,10 @@ const CHUNK_CHARS = 64 * 1024;
  * The snapshot text of `records` (version 3, one record a line), in pieces
  * of about 64 KiB, each made only when the caller asks for it: neither the
  * whole text nor a long stretch of the event loop is ever taken. `head`'s
- * fields are written after `version`, before the lists (GET /__sandbox/snapshot adds its own).
+ * fields are written after `version`, before the lists (GET /__sandbox/snapshot adds its own);
+ * `shown` gives what is written of each record (GET /__sandbox/snapshot leaves card tokens out).
  */
-export function* snapshotChunks(records: SnapshotRecords, head: Record<string, unknown> = {}): Generator<string> {
+export function* snapshotChunks(records: SnapshotRecords, head: Record<string, unknown> = {}, shown: (row: object) => object = (row) => row): Generator<string> {
   const tables: Array<[string, readonly object[]]> = [
     ['merchants', records.merchants],
     ['payments', records.payments],
@@ -36,7 +37,7 @@ export function* snapshotChunks(records: SnapshotRecords, head: Record<string, u
   for (const [index, [name, rows]] of tables.entries()) {
     chunk += `\n"${name}": [`;
     for (const [at, row] of rows.entries()) {
-      chunk += (at === 0 ? '\n' : ',\n') + JSON.stringify(row);
+      chunk += (at === 0 ? '\n' : ',\n') + JSON.stringify(shown(row));
       if (chunk.length >= CHUNK_CHARS) {
         yield chunk;
         chunk = '';
