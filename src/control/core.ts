@@ -13,6 +13,7 @@ import { readControlBody } from './body.js';
 import { brokenRulesRefusal, unknownQueryRefusal } from './constraints.js';
 import { controlContext, type ControlDependencies } from './context.js';
 import { controlTokenCheck, foreignRequestRefusal } from './guards.js';
+import { unknownMerchantRefusal } from './known-merchant.js';
 import type { ControlAnswer, ControlInput, ControlOperation } from './operation.js';
 import { CONTROL_OPERATIONS } from './registry.js';
 
@@ -82,9 +83,11 @@ export interface ControlCore {
  * opens the operation) -> documented query parameters only -> body, up to
  * the operation's limit -> validation against the document -> the rules its
  * descriptions state -> the store as every replica left it (for operations
- * that read it) -> the run -> the answer. Errors are rendered once
+ * that read it) -> the merchant its path names known (for operations that
+ * store something for it) -> the run -> the answer. Errors are rendered once
  * (renderError), as `{message, error}`.
- * @throws Error at start when the registry and the document disagree on an operation's route
+ * @throws Error at start when the registry and the document disagree on an operation's route, or an
+ *   operation asks for a known merchant without a `{publicKey}` in its path
  */
 export function controlCore(deps: ControlDependencies & { allowedHosts: AllowedHosts }): ControlCore {
   const context = controlContext(deps);
@@ -147,6 +150,9 @@ export function controlCore(deps: ControlDependencies & { allowedHosts: AllowedH
       throw inputError(`${request.method} /__sandbox${path} is a stream that never ends: open it over HTTP, not through Sandbox.handle() or a fixtures step`);
     }
     if (entry.reads === 'state') await deps.store.refresh();
+    // Read after the refresh: a merchant another replica's key exchange made is known here too.
+    const stranger = entry.knownMerchant ? unknownMerchantRefusal(deps.store, params.publicKey!) : undefined;
+    if (stranger) throw stranger;
     const answer = await entry.run({ params, query, body, headers: request.headers }, context);
     return responseOf(answer, request.method === 'HEAD');
   }
@@ -195,6 +201,9 @@ function routesOf(operations: HttpOperation[]): Route[] {
       throw new Error(`the control registry's ${id} is ${entry.route}, which openapi/control-api.yaml does not have`);
     }
     const segments = path.split('/').map((segment) => (/^\{[^}]+\}$/.test(segment) ? segment : segment.toLowerCase()));
+    if (entry.knownMerchant && !segments.includes('{publicKey}')) {
+      throw new Error(`the control registry's ${id} asks for a known merchant, but its path ${path} names none`);
+    }
     const open = operation.security !== undefined && operation.security.length === 0;
     return { segments, routed: { id: id as ControlOperationId, entry, operation, open } };
   });

@@ -93,16 +93,23 @@ export interface ControlOperation {
   wholeState: boolean;
   /** answers a stream that never ends (StreamAnswer): only over a connection */
   stream: boolean;
+  /**
+   * Stores something for the merchant its path names (`{publicKey}`): a key
+   * that is no merchant the sandbox knows is refused with 404 before the run,
+   * so no record is kept for a key anyone may make up
+   * (docs/decisions.md#d42-webhook-urls-and-clocks-stored).
+   */
+  knownMerchant: boolean;
   run: ControlRun;
 }
 
 /**
  * One control operation: its route and run, and the properties that are
  * not the common case (`reads: 'state'`, a small body, neither whole-state
- * nor a stream).
+ * nor a stream, any merchant in its path).
  */
 export function controlOperation(route: ControlRoute, run: ControlRun, more: Partial<Omit<ControlOperation, 'route' | 'run'>> = {}): ControlOperation {
-  return { route, reads: 'state', body: 'small', wholeState: false, stream: false, run, ...more };
+  return { route, reads: 'state', body: 'small', wholeState: false, stream: false, knownMerchant: false, run, ...more };
 }
 
 /** A JSON answer (200 unless said). */

@@ -56,12 +56,14 @@ export const CONTROL_OPERATIONS = {
   countDeliveries: operation('GET /webhooks/deliveries/count', countDeliveries),
   getDelivery: operation('GET /webhooks/deliveries/{id}', getDelivery),
   redeliverNotification: operation('POST /webhooks/deliveries/{id}/redeliver', redeliverNotification),
+  // Those that store something for the merchant in their path refuse a key that is no merchant: reads and removals of one
+  // store nothing, and answer as for a merchant with nothing set (docs/decisions.md#d42-webhook-urls-and-clocks-stored).
   getWebhook: operation('GET /webhooks/{publicKey}', getWebhook),
-  setWebhook: operation('PUT /webhooks/{publicKey}', setWebhook),
+  setWebhook: operation('PUT /webhooks/{publicKey}', setWebhook, { knownMerchant: true }),
   deleteWebhook: operation('DELETE /webhooks/{publicKey}', deleteWebhook),
-  createNotificationFault: operation('POST /webhooks/{publicKey}/faults', createNotificationFault),
+  createNotificationFault: operation('POST /webhooks/{publicKey}/faults', createNotificationFault, { knownMerchant: true }),
   deleteNotificationFaults: operation('DELETE /webhooks/{publicKey}/faults', deleteNotificationFaults),
-  triggerNotification: operation('POST /webhooks/{publicKey}/trigger', triggerNotification),
+  triggerNotification: operation('POST /webhooks/{publicKey}/trigger', triggerNotification, { knownMerchant: true }),
   getClock: operation('GET /clock/{publicKey}', getClock),
-  advanceClock: operation('POST /clock/{publicKey}/advance', advanceClock),
+  advanceClock: operation('POST /clock/{publicKey}/advance', advanceClock, { knownMerchant: true }),
 } satisfies Record<ControlOperationId, ControlOperation>;

@@ -167,8 +167,11 @@ export async function runSteps(document: FixturesDocument, deps: FixtureRunnerDe
     const merchant = step.merchant ?? document.merchant;
     const request = step.api ?? step.control!;
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+    // Exchanged before the merchant's first step of either kind: the control API stores a notification URL or a clock
+    // for a merchant the sandbox knows only (docs/decisions.md#d42-webhook-urls-and-clocks-stored).
+    const token = merchant ? await tokenFor(merchant, tokens, deps, index, step.id) : undefined;
     if (step.api) {
-      if (merchant) headers.authorization = `Bearer ${await tokenFor(merchant, tokens, deps, index, step.id)}`;
+      if (token !== undefined) headers.authorization = `Bearer ${token}`;
       Object.assign(headers, lowerCased(step.api.headers ?? {}));
     } else if (deps.controlToken) {
       headers.authorization = `Bearer ${deps.controlToken}`;

@@ -10,6 +10,7 @@
  */
 import type { Sandbox, SandboxOptions } from '../index.js';
 import type { KeyPair } from '../domain/merchants.js';
+import { API_BASE } from '../model/bases.js';
 import { SandboxControl } from './control.js';
 
 export { ControlApiError, SandboxControl } from './control.js';
@@ -48,8 +49,9 @@ export interface TestSandbox {
 /**
  * Starts a sandbox for a test suite: on a free loopback port, in memory
  * unless `dataFile` is given, silent, with `snapshot` and then `fixtures`
- * loaded before it answers.
- * @throws what `startSandbox` throws: a fixtures file whose step fails or a snapshot that does not load stops the start with an Error naming the file and the step or field
+ * loaded before it answers, and its key pair a merchant the sandbox knows.
+ * @throws what `startSandbox` throws: a fixtures file whose step fails or a snapshot that does not load stops the start with an Error naming the file and the step or field;
+ *   Error when the key pair's exchange is refused (a `keyPair` whose public key the store holds with another secret key)
  */
 export async function startForTests(options: StartForTestsOptions = {}): Promise<TestSandbox> {
   // Loaded here, not with this module: a test file that only reaches a sandbox (connectToSandbox) does not load the server.
@@ -58,6 +60,12 @@ export async function startForTests(options: StartForTestsOptions = {}): Promise
   const sandbox = await startSandbox({ port: 0, ...sandboxOptions });
   const known = sandbox.store.merchants().find((merchant) => !merchant.released);
   const keyPair = given ?? (known ? { publicKey: known.publicKey, secretKey: known.secretKey } : sampleKeyPair());
+  try {
+    await exchangeKeys(sandbox, keyPair);
+  } catch (error) {
+    await sandbox.close();
+    throw error;
+  }
   return {
     url: sandbox.url,
     apiBase: sandbox.apiBase,
@@ -66,6 +74,24 @@ export async function startForTests(options: StartForTestsOptions = {}): Promise
     sandbox,
     stop: () => sandbox.close(),
   };
+}
+
+/**
+ * Makes the key pair a merchant the sandbox knows, through its own key
+ * exchange, unless it knows it already: the control API stores a
+ * notification URL or a clock only for a known merchant, and a test's first
+ * call is often `setWebhook` (docs/decisions.md#d42-webhook-urls-and-clocks-stored).
+ * @throws Error naming the key pair when the exchange is refused (another secret key for a stored public key)
+ */
+async function exchangeKeys(sandbox: Sandbox, keyPair: KeyPair): Promise<void> {
+  if (sandbox.store.merchant(keyPair.publicKey) !== undefined) return;
+  const answer = await sandbox.handle({
+    method: 'POST', url: `${API_BASE}/encrypt/keys`, headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ key: `${keyPair.secretKey}.${keyPair.publicKey}` }),
+  });
+  if (answer.status !== 200) {
+    throw new Error(`the key pair of ${keyPair.publicKey} could not be exchanged: the sandbox answered ${answer.status} ${answer.body.toString('utf8').slice(0, 300)}`);
+  }
 }
 
 /** What a global set-up tells the tests: through `provide` (Vitest) and the environment variables of SANDBOX_ENV. Plain JSON. */

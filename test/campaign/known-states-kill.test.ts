@@ -184,6 +184,8 @@ beforeAll(async () => {
   receiver = await CampaignReceiver.start();
   source = await listeningSandbox();
   const origin = new URL(source.url).origin;
+  // A notification URL is kept for a merchant the sandbox knows only: its keys are exchanged first.
+  expect((await send(origin, 'POST', '/api/v2/encrypt/keys', { body: { key: `${MERCHANT.secretKey}.${MERCHANT.publicKey}` } })).status).toBe(200);
   expect((await send(origin, 'PUT', `/__sandbox/webhooks/${MERCHANT.publicKey}`, { body: { url: receiver.url } })).status).toBe(200);
   const loaded = await send(origin, 'POST', '/__sandbox/fixtures', { body: fixtures(MERCHANT, 'SOURCE').document });
   expect(loaded.status, JSON.stringify(loaded.body)).toBe(200);

@@ -64,6 +64,21 @@ describe('the command line', () => {
     expect(started.stderr()).toMatch(new RegExp(`^payments-sandbox: --fixtures ${big}: the document expands to more than 16 MB of keys and values [^\n]*\n$`));
   });
 
+  it('refuses a fixtures step that would reset, load a snapshot or fixtures, whatever its case or trailing slash: one line naming the step, exit 2', { timeout: TIMEOUT }, async () => {
+    // Such a step waited for the load it is part of: health stayed 503 "starting" for good, and a CI job waited with it.
+    for (const [method, path] of [['POST', '/Reset'], ['POST', '/RESET/'], ['PUT', '/Snapshot'], ['POST', '/Fixtures']] as const) {
+      const file = join(dir, 're-entering.json');
+      await writeFile(file, JSON.stringify({ version: 1, steps: [{ control: { method, path } }] }));
+      const started = run(['--in-memory', '--port', String(await freePort()), '--fixtures', file]);
+      const exit = await within(started.closed, START_WITHIN, `the refusal of ${method} ${path}`);
+      expect(exit.code, `${method} ${path}: ${started.stderr()}`).toBe(2);
+      const lines = started.stderr().split('\n').filter((line) => line !== '');
+      expect(lines, `${method} ${path}`).toEqual([
+        expect.stringMatching(new RegExp(`^payments-sandbox: --fixtures ${file}: step 0: a fixtures step cannot load fixtures or a snapshot, or reset \\(${path}\\): load them before or after this document \\(at /steps/0/control/path\\)$`)),
+      ]);
+    }
+  });
+
   it('saves a running sandbox\'s state with snapshot save, and loads it into another with snapshot load and with --snapshot', { timeout: TIMEOUT }, async () => {
     const token = 'cli-known-states';
     const source = await banner(run(['--in-memory', '--port', String(await freePort()), '--control-token', token, '--fixtures', EXAMPLE]));

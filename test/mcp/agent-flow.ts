@@ -21,9 +21,12 @@ export async function agentFlow(client: Client): Promise<void> {
   try {
     const merchant = freshMerchant();
     const { publicKey } = merchant;
-    expect(await answer(client, 'setWebhook', { publicKey, body: { url: receiver.url } })).toMatchObject({ publicKey, url: receiver.url, source: 'merchant' });
+    // A notification URL is kept for a merchant the sandbox knows only: the tool error says how a key becomes one.
+    expect(await toolError(client, 'setWebhook', { publicKey, body: { url: receiver.url } })).toMatch(/404 NOT_FOUND: \S+ is no merchant of this sandbox: exchange its keys first/);
 
     // The first request of a merchant the sandbox does not know: its secret key is needed, and the tool exchanges the keys itself.
+    expect(await answer(client, 'paymentsApiRequest', { ...merchant, method: 'GET', path: '/networks' })).toMatchObject({ status: 200 });
+    expect(await answer(client, 'setWebhook', { publicKey, body: { url: receiver.url } })).toMatchObject({ publicKey, url: receiver.url, source: 'merchant' });
     const declinedReference = freshReference();
     const declined = await answer(client, 'paymentsApiRequest', {
       ...merchant, method: 'POST', path: '/payments/initiates', body: cardPayment({ publicKey, paymentReference: declinedReference, cardNumber: '4000000000000002' }),

@@ -156,9 +156,10 @@ describeWithPostgres('two replicas on one PostgreSQL database', () => {
     const receiver = await Receiver.start();
     receivers.push(receiver);
     const merchant = newMerchant();
+    // Its keys exchanged first: a notification URL is kept for a merchant the sandbox knows only.
+    const auth = await bearer(a, merchant);
     const hook = await a.control.send('PUT', `/webhooks/${merchant.publicKey}`, { body: { url: receiver.url } });
     expect(hook.status).toBe(200);
-    const auth = await bearer(a, merchant);
     // momo-approved-later: PENDING (20), settled as a success PT10S later on the merchant's clock (README, "The catalogue").
     const references = Array.from({ length: 6 }, (_, index) => reference(`DUE${index}`));
     const made = await split(references.length, a, b, (replica, index) =>

@@ -81,9 +81,11 @@ describe('startForTests', () => {
     expect(await paymentsOf(sandbox)).toEqual(['TESTING-CARD-1 SUCCESSFUL']);
   });
 
-  it('without fixtures, hands out a new test key pair the sandbox accepts', async () => {
+  it('without fixtures, hands out a new test key pair the sandbox accepts, and knows from the start', async () => {
     const sandbox = await start();
     expect(sandbox.keyPair.publicKey).toMatch(/^SBTESTPUBK_/);
+    // Known before any request of the tests: a first setWebhook or advanceClock finds the merchant.
+    expect(sandbox.sandbox.store.merchant(sandbox.keyPair.publicKey)).toMatchObject({ secretKey: sandbox.keyPair.secretKey });
     expect(await tokenOf(sandbox)).toMatch(/^SBTOKEN_/);
   });
 

@@ -57,6 +57,19 @@ describe('the control registry', () => {
     expect(Object.entries(CONTROL_OPERATIONS).filter(([, entry]) => entry.stream).map(([id]) => id)).toEqual(['streamEvents']);
   });
 
+  it('asks for a known merchant on every operation that writes for the {publicKey} of its path, and documents its 404', async () => {
+    const document = parse(await readFile(CONTROL_API_DOCUMENT, 'utf8')) as OpenAPIV3_1.Document;
+    // A PUT or POST on a merchant's path stores something for that merchant (docs/decisions.md#d42-webhook-urls-and-clocks-stored).
+    const writes = (await documented()).filter(([, route]) => /^(PUT|POST) \S*\{publicKey\}/.test(route)).map(([id]) => id);
+    expect(writes.sort()).toEqual(['advanceClock', 'createNotificationFault', 'setWebhook', 'triggerNotification']);
+    expect(Object.entries(CONTROL_OPERATIONS).filter(([, entry]) => entry.knownMerchant).map(([id]) => id).sort()).toEqual(writes);
+    for (const id of writes) {
+      const [method, path] = CONTROL_OPERATIONS[id as keyof typeof CONTROL_OPERATIONS].route.split(' ') as [string, string];
+      const operation = (document.paths![path] as OpenAPIV3_1.PathItemObject)[method.toLowerCase() as 'put' | 'post']!;
+      expect(Object.keys(operation.responses ?? {}), `${id} documents 404`).toContain('404');
+    }
+  });
+
   it('asks for the control token on every operation but those the document opens (security: [])', async () => {
     for (const [id, route, open] of await documented()) {
       const [method, path] = route.split(' ') as [string, string];

@@ -62,7 +62,10 @@ describe('the MCP tools of a sandbox in process', { timeout: 20_000 }, () => {
 
   it('send one control request per call, with the control token, and answer its JSON, or the status of an empty answer', async () => {
     const { client } = await connected();
-    const { publicKey } = freshMerchant();
+    const merchant = freshMerchant();
+    const { publicKey } = merchant;
+    // A notification URL is set for a merchant the sandbox knows: its keys exchanged first.
+    expect(await answer(client, 'paymentsApiRequest', { ...merchant, method: 'GET', path: '/networks' })).toMatchObject({ status: 200 });
     expect(await answer(client, 'setWebhook', { publicKey, body: { url: 'http://127.0.0.1:3000/webhook', events: ['refund'] } })).toMatchObject({ publicKey, url: 'http://127.0.0.1:3000/webhook', events: ['refund'], source: 'merchant' });
     expect(await answer(client, 'getWebhook', { publicKey })).toMatchObject({ url: 'http://127.0.0.1:3000/webhook' });
     expect(await answer(client, 'deleteWebhook', { publicKey })).toEqual({ status: 204 });
@@ -111,7 +114,12 @@ describe('the MCP tools of a sandbox in process', { timeout: 20_000 }, () => {
 
   it('answer a bad argument with a tool error naming it, and serve on', async () => {
     const { client } = await connected();
-    const { publicKey } = freshMerchant();
+    const merchant = freshMerchant();
+    const { publicKey } = merchant;
+    expect(await toolError(client, 'setWebhook', { publicKey, body: { url: 'http://127.0.0.1:3000/webhook' } })).toBe(
+      `setWebhook: the control API answered 404 NOT_FOUND: ${publicKey} is no merchant of this sandbox: exchange its keys first (POST /api/v2/encrypt/keys), or load it with a snapshot or fixtures`,
+    );
+    expect(await answer(client, 'paymentsApiRequest', { ...merchant, method: 'GET', path: '/networks' })).toMatchObject({ status: 200 });
     expect(await toolError(client, 'setWebhook', { publicKey, body: { url: 'localhost:3000' } })).toBe('setWebhook: the control API answered 400 INPUT: url must be an absolute http or https URL, not "localhost:3000"');
     expect(await toolError(client, 'createOverride', { body: { scenario: 'card-declined', times: 'twice' } })).toMatch(/\btimes\b/);
     expect(await toolError(client, 'listPayments', { limit: 5000 })).toMatch(/\blimit\b/);
