@@ -115,8 +115,8 @@ const hex = (text: string, length: number): string => createHash('sha256').updat
 
 /**
  * A large state made from the source's: `count` copies of its completed card
- * payment under references `<prefix>-<i>` (each with its own linkingReference
- * and card token), the source's merchant with its clock `clockDays` ahead;
+ * payment under references `<prefix>-<i>` (each with its own linkingReference;
+ * no card token, as a snapshot never has one), the source's merchant with its clock `clockDays` ahead;
  * with `second`, another merchant with 100 payments of its own and the
  * source's orders. No deliveries, notification URLs, overrides or faults: nothing due after a restart.
  */
@@ -128,7 +128,6 @@ function largeState(prefix: string, count: number, clockDays: number, second: bo
     publicKey,
     paymentReference: reference,
     linkingReference: `SBLNK_${hex(`${publicKey}:${reference}`, 20)}`,
-    card: { ...template.card, token: `SBCTK_${hex(`token ${publicKey}:${reference}`, 24)}` },
   });
   const payments = Array.from({ length: count }, (_, index) => copy(MERCHANT.publicKey, `${prefix}-${index}`));
   const merchants = [merchant];
