@@ -42,6 +42,7 @@ const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie'
 const CREDENTIALS = /(SBTESTSECK_|SBSECK_|SBCTK_)[A-Za-z0-9_-]+|(SBTOKEN_)[A-Za-z0-9_.~+/=-]+/gi;
 const PUBLIC_IDENTIFIERS = /(?:SBTESTPUBK|SBPUBK|SBLNK|SBWALLET|SBCUS)_[A-Za-z0-9]+/g;
 const MAYBE_SECRET = /sb|\d{4}/i;
+const SB_PREFIX = /sb/i;
 const ONE_PUBLIC_IDENTIFIER = /^(?:SBTESTPUBK|SBPUBK|SBLNK|SBWALLET|SBCUS)_[A-Za-z0-9]+$/;
 
 /**
@@ -49,8 +50,9 @@ const ONE_PUBLIC_IDENTIFIER = /^(?:SBTESTPUBK|SBPUBK|SBLNK|SBWALLET|SBCUS)_[A-Za
  * Idempotent: redacting twice changes nothing more.
  */
 export function redactText(text: string): string {
-  // Most strings hold neither a prefix nor four digits in a row, or are one public identifier: leave them at once.
-  if (!MAYBE_SECRET.test(text) || ONE_PUBLIC_IDENTIFIER.test(text)) return text;
+  // Most strings hold neither a prefix nor four digits in a row, or are one public identifier: leave them at once. A card number
+  // needs 12 digits: a shorter string (an amount, a code) can only hold a prefixed credential.
+  if (text.length < 12 ? !SB_PREFIX.test(text) : !MAYBE_SECRET.test(text) || ONE_PUBLIC_IDENTIFIER.test(text)) return text;
   const hidden = text.replace(CREDENTIALS, (_found, key: string | undefined, token: string | undefined) => `${key ?? token}${REDACTED}`);
   // exec on the one shared expression: matchAll would copy it for every string.
   let masked = '';
