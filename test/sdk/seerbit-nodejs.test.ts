@@ -29,12 +29,11 @@ afterAll(async () => {
   await setup?.dispose();
 });
 
-/** The merchant's payments as the control API shows them. */
+/** The merchant's payments as the control API shows them: a paymentReference that looks like a card number (a Date.now() can pass Luhn) masked. */
 async function storedPayments(): Promise<any[]> {
   return (await control.send('GET', '/payments', { query: { publicKey: SAMPLE_KEYS.publicKey } })).body.payments;
 }
 
-/** The merchant's journal entries for one path below /api/v2. */
 /** The journal entries of the samples' merchant for `path`. A reference that looks like a card number (a Date.now() can pass Luhn) is shown masked there. */
 async function journal(path: string): Promise<any[]> {
   return (await control.send('GET', '/requests', { query: { publicKey: SAMPLE_KEYS.publicKey, path } })).body.requests;
@@ -70,7 +69,7 @@ describe('seerbit-nodejs 0.3.0 samples through HTTPS_PROXY', () => {
       expect(run.printed, run.stdout + run.stderr).toMatchObject({ status: 'SUCCESS', data: { code: '00' } });
       const { paymentReference, redirectLink } = run.printed.data.payments;
       expect(String(redirectLink).startsWith(`${sandbox.publicUrl}/pages/`), redirectLink).toBe(true);
-      const stored = (await storedPayments()).find((payment) => payment.paymentReference === String(paymentReference));
+      const stored = (await storedPayments()).find((payment) => payment.paymentReference === redactText(String(paymentReference)));
       expect(stored, `payment ${paymentReference}`).toMatchObject({ email: 'johndoe@gmail.com', currency: 'NGN' });
       expect((await journal('/payments/order')).some((entry) => entry.status === 200 && entry.paymentReference === redactText(String(paymentReference)))).toBe(true);
     },
@@ -101,7 +100,7 @@ describe('seerbit-nodejs 0.3.0 samples through HTTPS_PROXY', () => {
       expect(run.printed, run.stdout + run.stderr).toMatchObject({ status: 'SUCCESS', data: { code: 'NIP' } });
       const { paymentReference, linkingReference } = run.printed.data.payments;
       expect(typeof linkingReference).toBe('string');
-      const stored = (await storedPayments()).find((payment) => payment.paymentReference === String(paymentReference));
+      const stored = (await storedPayments()).find((payment) => payment.paymentReference === redactText(String(paymentReference)));
       expect(stored, `payment ${paymentReference}`).toMatchObject({ method: 'MOMO', status: 'PENDING', linkingReference, currency: 'GHS' });
       expect((await journal('/payments/initiates')).some((entry) => entry.status === 200 && entry.paymentReference === redactText(String(paymentReference)))).toBe(true);
     },
@@ -114,7 +113,7 @@ describe('seerbit-nodejs 0.3.0 samples through HTTPS_PROXY', () => {
       const initiated = await api.as(merchant, 'POST', '/payments/initiates', accountPayment());
       const paymentReference: string = initiated.body.data.payments.paymentReference;
       const run = await samples.run('verify', edited(await SdkSamples.sample('verifyTransaction.js'), '"1614510868673"', JSON.stringify(paymentReference)));
-      const stored = (await storedPayments()).find((payment) => payment.paymentReference === paymentReference);
+      const stored = (await storedPayments()).find((payment) => payment.paymentReference === redactText(paymentReference));
       expect(run.printed, run.stdout + run.stderr).toMatchObject({ data: { code: stored.code, payments: { paymentReference } } });
       expect((await journal(`/payments/query/${paymentReference}`)).some((entry) => entry.method === 'GET' && entry.status === 200)).toBe(true);
     },
