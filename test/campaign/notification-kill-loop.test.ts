@@ -273,7 +273,8 @@ async function killBetweenChangeAndDelivery(sync: SyncLevel, point: KillPoint, i
     const unexpected: string[] = [];
     await Promise.all(
       Array.from({ length: point.payments }, async (_, n) => {
-        const reference = `NK-${tag}-${n}`;
+        // A letter before the number: ten hex digits that happen to be all digits, then the number, could pass as a card number and be shown masked.
+        const reference = `NK-${tag}-n${n}`;
         const answer = await api.initiate(accountPayment({ paymentReference: reference }));
         if (answer.body?.data?.code !== '20') throw new Error(`initiate ${reference} answered ${answer.status} ${JSON.stringify(answer.body)}`);
         linking.set(reference, answer.body.data.payments.linkingReference);
