@@ -110,6 +110,15 @@ describe('a fixtures step that routes to an operation replacing the state as a w
     expect(loaded.status, loaded.text).toBe(200);
   });
 
+  // The core routes a path as an HTTP client sends it, dot segments and all: these reach no operation, so the step fails as a 404.
+  it.each([['POST', '/./reset'], ['POST', '/x/../reset']])('%s %s is a failed step (404), and reset still answers', async (method, path) => {
+    const answer = await ask('POST', '/fixtures', withControlStep(`CORE-DOTS-${Math.random().toString(36).slice(2, 8)}`, method, path));
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ error: 'INPUT', step: { index: 1 } });
+    expect(answer.body.message).toContain('404');
+    expect((await ask('POST', '/reset')).status).toBe(200);
+  });
+
   it('reaches no Payments API operation through a control path', async () => {
     const answer = await ask('POST', '/fixtures', withControlStep('CORE-ESCAPE-1', 'GET', '/../api/v2/networks'));
     expect(answer.status).toBe(400);
