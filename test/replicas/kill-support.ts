@@ -193,7 +193,7 @@ export class PortOwners {
   private timer: NodeJS.Timeout | undefined;
   private sampling: Promise<void> = Promise.resolve();
 
-  constructor(private readonly replicas: Replica[], everyMs = 50) {
+  constructor(private readonly replicas: Replica[], everyMs = 250) {
     this.timer = setInterval(() => {
       this.sampling = this.sampling.then(() => this.sample());
     }, everyMs);
