@@ -34,34 +34,7 @@ export const maskedAtEntry = (field: string): boolean => !KEPT_WHOLE.has(field);
  * number come back equal; the input is not changed.
  */
 export function maskRecordAtEntry<T>(record: T): T {
-  return maskedOrSame(record, undefined) as T;
-}
-
-// The walk of a record at entry, which copies only what it changes: a snapshot's records seldom hold a card number, and a load takes
-// tens of thousands of them in one piece of the event loop (bench/snapshot.mjs, "the records as loaded").
-function maskedOrSame(node: unknown, field: string | undefined): unknown {
-  if (typeof node === 'string') return field !== undefined && KEPT_WHOLE.has(field) ? node : redactText(node);
-  if (typeof node !== 'object' || node === null) return node;
-  if (Array.isArray(node)) {
-    let copy: unknown[] | undefined;
-    for (let at = 0; at < node.length; at += 1) {
-      const kept = maskedOrSame(node[at], field);
-      if (kept !== node[at]) (copy ??= node.slice())[at] = kept;
-    }
-    return copy ?? node;
-  }
-  let changed: Array<[string, unknown]> | undefined;
-  for (const name in node) {
-    if (!Object.hasOwn(node, name)) continue;
-    const value = (node as Record<string, unknown>)[name];
-    const kept = maskedOrSame(value, name);
-    if (kept !== value) (changed ??= []).push([name, kept]);
-  }
-  if (changed === undefined) return node;
-  const copy: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(node)) Object.defineProperty(copy, name, { value, enumerable: true, writable: true, configurable: true });
-  for (const [name, value] of changed) Object.defineProperty(copy, name, { value, enumerable: true, writable: true, configurable: true });
-  return copy;
+  return walk(record, undefined, KEPT_WHOLE) as T;
 }
 
 /** The sandbox's own identifiers, whose hex may hold a Luhn-valid run by chance: shown whole, or they could not be looked up. */
@@ -76,15 +49,29 @@ export function maskRecordShown<T>(record: T): T {
   return walk(record, undefined, SANDBOX_IDENTIFIERS) as T;
 }
 
+// One walk for both: it copies only what it changes, so a record with no card number in it is given back as it is (records are
+// never changed in place), and a snapshot load of tens of thousands of records allocates next to nothing (bench/snapshot.mjs).
 function walk(node: unknown, field: string | undefined, whole: ReadonlySet<string>): unknown {
   if (typeof node === 'string') return field !== undefined && whole.has(field) ? node : redactText(node);
   if (typeof node !== 'object' || node === null) return node;
-  if (Array.isArray(node)) return node.map((item) => walk(item, field, whole));
-  const copy: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(node)) {
-    const kept = walk(value, name, whole);
-    if (name === '__proto__') Object.defineProperty(copy, name, { value: kept, enumerable: true, writable: true, configurable: true });
-    else copy[name] = kept;
+  if (Array.isArray(node)) {
+    let copy: unknown[] | undefined;
+    for (let at = 0; at < node.length; at += 1) {
+      const kept = walk(node[at], field, whole);
+      if (kept !== node[at]) (copy ??= node.slice())[at] = kept;
+    }
+    return copy ?? node;
   }
+  let changed: Array<[string, unknown]> | undefined;
+  for (const name in node) {
+    if (!Object.hasOwn(node, name)) continue;
+    const value = (node as Record<string, unknown>)[name];
+    const kept = walk(value, name, whole);
+    if (kept !== value) (changed ??= []).push([name, kept]);
+  }
+  if (changed === undefined) return node;
+  // defineProperty, not assignment: a key `__proto__` from JSON stays a field and never becomes the copy's prototype.
+  const copy: Record<string, unknown> = {};
+  for (const [name, value] of [...Object.entries(node), ...changed]) Object.defineProperty(copy, name, { value, enumerable: true, writable: true, configurable: true });
   return copy;
 }
