@@ -1,5 +1,7 @@
 import type { ControlOperationId } from '../model/operations.js';
 import { paymentAction } from './actions.js';
+import { getGoLiveReport } from './go-live.js';
+import { getGoLiveRun, startGoLiveRun } from './go-live-runs.js';
 import { getSnapshot, loadFixtures, putSnapshot, resetState } from './known-states.js';
 import {
   advanceClock, countDeliveries, createNotificationFault, deleteNotificationFaults, deleteWebhook, getClock, getDelivery, getWebhook, listDeliveries,
@@ -66,4 +68,8 @@ export const CONTROL_OPERATIONS = {
   triggerNotification: operation('POST /webhooks/{publicKey}/trigger', triggerNotification, { knownMerchant: true }),
   getClock: operation('GET /clock/{publicKey}', getClock),
   advanceClock: operation('POST /clock/{publicKey}/advance', advanceClock, { knownMerchant: true }),
+  // The report reads what the store keeps of a merchant; a run stores deliveries and payments for it: both only for a merchant it knows.
+  getGoLiveReport: operation('GET /go-live/{publicKey}', getGoLiveReport, { knownMerchant: true }),
+  startGoLiveRun: operation('POST /go-live/{publicKey}/runs', startGoLiveRun, { knownMerchant: true }),
+  getGoLiveRun: operation('GET /go-live/{publicKey}/runs/{id}', getGoLiveRun, { knownMerchant: true }),
 } satisfies Record<ControlOperationId, ControlOperation>;

@@ -147,8 +147,25 @@ export function eventDataOf(payment: Payment, eventType: NotificationEventType):
     if (refunded === 0) throw new RangeError(`payment ${payment.paymentReference} has no refund to notify`);
     return refundData(payment, refunded);
   }
+  if (eventType === 'dispute') return disputeData(payment);
   const kind = eventType === 'transaction.recurring.debit' ? 'debit' : 'scheduled';
   return recurringEvent({ ...payment, recurring: { billingId: payment.recurring?.billingId ?? payment.paymentReference, kind } }).data;
+}
+
+/**
+ * The data of a `dispute` event. The provider's sample holds only
+ * `evidence[].images[].image`; the sandbox adds the payment's `reference`
+ * and `publicKey`, as its `transaction` events carry them, so a receiver can
+ * tell which payment is disputed (docs/decisions.md#d87-go-live-report).
+ */
+export function disputeData(payment: Payment): Record<string, unknown> {
+  return {
+    reference: payment.paymentReference,
+    publicKey: payment.publicKey,
+    amount: payment.amount,
+    currency: payment.currency,
+    evidence: [{ images: [{ image: '' }] }],
+  };
 }
 
 /** A card's number as the provider's notifications mask it: `5123-45xx-xxxx-0008`. */

@@ -1,3 +1,5 @@
+import type { GoLiveRunMark } from './go-live.js';
+
 /**
  * The records of notifications (webhooks) and merchants' clocks (README,
  * "Notifications" and "Time"). Times are ISO 8601 UTC strings on the
@@ -9,10 +11,14 @@
  * payment resolved, a refund processed, a subscription's charge attempted
  * (`transaction.recurrent`), an authorised debit taken (`transaction.recurring.debit`).
  */
-export type NotificationEventType = 'transaction' | 'refund' | 'transaction.recurrent' | 'transaction.recurring.debit';
+export type NotificationEventType = 'transaction' | 'refund' | 'transaction.recurrent' | 'transaction.recurring.debit' | 'dispute';
 
-/** Every NotificationEventType. */
-export const NOTIFICATION_EVENT_TYPES: readonly NotificationEventType[] = ['transaction', 'refund', 'transaction.recurrent', 'transaction.recurring.debit'];
+/**
+ * Every NotificationEventType. A `dispute` is never caused by a payment
+ * here: a go-live run sends one, and a trigger makes one on request
+ * (docs/decisions.md#d87-go-live-report).
+ */
+export const NOTIFICATION_EVENT_TYPES: readonly NotificationEventType[] = ['transaction', 'refund', 'transaction.recurrent', 'transaction.recurring.debit', 'dispute'];
 
 /**
  * One event in the provider's shape: what goes in
@@ -85,6 +91,12 @@ export interface DeliveryAttempt {
   acknowledged: boolean;
   /** why it did not count as acknowledged, redacted like the journal */
   reason?: string;
+  /**
+   * true when the sandbox answered in the receiver's place and nothing was
+   * sent (a receiver-error fault, no notification URL any more): the go-live
+   * report does not hold it against the receiver
+   */
+  notSent?: boolean;
 }
 
 /**
@@ -109,6 +121,14 @@ export interface Delivery {
   fault?: DeliveryFault;
   /** the delivery this one sends again (a redeliver, a duplicate, a trigger of a stored event) */
   copyOf?: string;
+  /** of a delivery a go-live run sent: sent once, never retried, and its payment is the run's own */
+  run?: GoLiveRunMark;
+  /**
+   * Of a notification claiming success: when (on the merchant's clock) the merchant's first
+   * status query of the payment after the delivery's first attempt (the
+   * go-live report's `notification-verified`; docs/decisions.md#d87-go-live-report)
+   */
+  verifiedAt?: string;
   /** the order deliveries were made in, across the sandbox */
   sequence: number;
   createdAt: string;

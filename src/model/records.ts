@@ -186,6 +186,12 @@ export interface Payment {
   callbackUrl?: string;
   /** name of the scenario that decided the payment's latest state */
   scenario: string;
+  /**
+   * Of a payment a go-live run made for its notifications: the run's id. It
+   * counts in no check of the go-live report but the notification checks
+   * (docs/decisions.md#d87-go-live-report).
+   */
+  goLiveRun?: string;
   /** while PENDING: the settlement its rule promised, or else the end of its lifetime */
   due?: PaymentDue;
   /**

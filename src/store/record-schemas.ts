@@ -1,3 +1,4 @@
+import { FACTS_LIMIT, type ConformanceWarning, type GoLiveFacts, type GoLiveRunMark, type GoLiveRunStepName, type ReusedReference } from '../model/go-live.js';
 import type {
   Delivery, DeliveryAttempt, DeliveryFault, DeliverySchedule, DeliveryState, MerchantClock, NotificationEvent, NotificationEventType,
   NotificationFaultKind, WebhookEndpoint,
@@ -38,8 +39,22 @@ const STATUSES: Record<PaymentStatus, true> = {
 const CHANNELS: Record<NonNullable<Payment['channel']>, true> = { CARD: true, ACCOUNT: true, TRANSFER: true };
 
 // `released` came after the first store files: optional, so that those still open (tables.ts, MerchantRecord).
+const count = { type: 'integer', minimum: 0 } as const;
+const factsList = (item: object) => ({ type: 'array', items: item, maxItems: FACTS_LIMIT });
+const goLive = record<GoLiveFacts>(
+  {
+    since: text,
+    exchanges: record<GoLiveFacts['exchanges']>({ count, first: text, last: text }, { count: true }),
+    reused: factsList(record<ReusedReference>({ reference: text, operation: text, requestId: text, at: text }, { reference: true, operation: true, requestId: true, at: true })),
+    reusedTotal: count,
+    warnings: factsList(record<ConformanceWarning>({ warning: text, count, requestId: text, at: text }, { warning: true, count: true, requestId: true, at: true })),
+  },
+  { since: true, exchanges: true, reused: true, reusedTotal: true, warnings: true },
+);
+
+// `goLive` came with the go-live report: absent on older records, as on a merchant with no traffic yet.
 const merchant = record<MerchantRecord>(
-  { publicKey: text, secretKey: text, createdAt: text, released: { type: 'boolean' } },
+  { publicKey: text, secretKey: text, createdAt: text, released: { type: 'boolean' }, goLive },
   { publicKey: true, secretKey: true, createdAt: true },
 );
 
@@ -89,7 +104,7 @@ const payment = record<Payment>(
     subscription, recurring, bulk: record<NonNullable<Payment['bulk']>>({ batchId: text, item: { type: 'integer', minimum: 1 }, authorizationCode: text }, { batchId: true, item: true, authorizationCode: true }),
     fullName: text, email: text, mobileNumber: text, productId: text, productDescription: text,
     card, transfer, channel: oneOf(CHANNELS), channelType: text, deviceType: text, sourceIP: text, type: text,
-    redirectUrl: text, callbackUrl: text, scenario: text, due, history, createdAt: text, updatedAt: text,
+    redirectUrl: text, callbackUrl: text, scenario: text, goLiveRun: text, due, history, createdAt: text, updatedAt: text,
   },
   {
     publicKey: true, paymentReference: true, linkingReference: true, method: true, status: true, code: true, message: true,
@@ -113,7 +128,7 @@ const order = record<Order>(
   { publicKey: true, paymentReference: true, callbackUrl: true, country: true, currency: true, amount: true, items: true, createdAt: true, updatedAt: true },
 );
 
-const EVENT_TYPES: Record<NotificationEventType, true> = { transaction: true, refund: true, 'transaction.recurrent': true, 'transaction.recurring.debit': true };
+const EVENT_TYPES: Record<NotificationEventType, true> = { transaction: true, refund: true, 'transaction.recurrent': true, 'transaction.recurring.debit': true, dispute: true };
 const SCHEDULES: Record<DeliverySchedule, true> = { current: true, legacy: true };
 const DELIVERY_STATES: Record<DeliveryState, true> = { scheduled: true, held: true, delivered: true, undelivered: true, withheld: true };
 const FAULTS: Record<NotificationFaultKind, true> = { duplicate: true, late: true, 'out-of-order': true, never: true, 'receiver-error': true };
@@ -132,7 +147,7 @@ const event = record<NotificationEvent>(
 );
 
 const attempt = record<DeliveryAttempt>(
-  { at: text, url: text, ackReference: text, status: integer, latencyMs: { type: 'number', minimum: 0 }, acknowledged: { type: 'boolean' }, reason: text },
+  { at: text, url: text, ackReference: text, status: integer, latencyMs: { type: 'number', minimum: 0 }, acknowledged: { type: 'boolean' }, reason: text, notSent: { type: 'boolean' } },
   { at: true, url: true, ackReference: true, latencyMs: true, acknowledged: true },
 );
 
@@ -142,6 +157,8 @@ const delivery = record<Delivery>(
   {
     id: text, publicKey: text, paymentReference: text, event, state: oneOf(DELIVERY_STATES), schedule: oneOf(SCHEDULES), ackReference: text, dueAt: text,
     attempts: { type: 'array', items: attempt }, fault, copyOf: text, sequence: integer, createdAt: text, updatedAt: text,
+    run: record<GoLiveRunMark>({ id: text, step: oneOf<GoLiveRunStepName>({ success: true, duplicate: true, dispute: true, 'false-success': true }) }, { id: true, step: true }),
+    verifiedAt: text,
   },
   { id: true, publicKey: true, paymentReference: true, event: true, state: true, schedule: true, ackReference: true, attempts: true, sequence: true, createdAt: true, updatedAt: true },
 );

@@ -1,4 +1,5 @@
 import type { Delivery, MerchantClock, WebhookEndpoint } from '../model/notifications.js';
+import type { GoLiveFacts } from '../model/go-live.js';
 import type { Merchant } from '../model/records.js';
 import type { Order, Payment } from '../model/records.js';
 
@@ -10,6 +11,8 @@ import type { Order, Payment } from '../model/records.js';
  */
 export interface MerchantRecord extends Merchant {
   released?: boolean;
+  /** what the go-live report keeps of the merchant's traffic since its last reset; absent: none yet (docs/decisions.md#d87-go-live-report) */
+  goLive?: GoLiveFacts;
 }
 
 /**

@@ -1,0 +1,57 @@
+import { emptyFacts, type GoLiveCheck, type GoLiveReport, type GoLiveVerdict } from '../model/go-live.js';
+import type { Delivery } from '../model/notifications.js';
+import type { Payment } from '../model/records.js';
+import type { MerchantRecord } from '../store/tables.js';
+import { shownCheck, type CheckResult } from './check.js';
+import { acknowledgedCheck, duplicateCheck, unknownTypeCheck, verifiedCheck } from './notification-checks.js';
+import { conformanceCheck, outcomesCheck, tokenCheck, uniqueReferencesCheck, type TestValueOf } from './traffic-checks.js';
+
+/** What one merchant's report is made from, read once from the store by the caller. */
+export interface ReportSources {
+  merchant: MerchantRecord;
+  /** its payments, oldest first, a go-live run's own included (they are left out here) */
+  payments: readonly Payment[];
+  /** its deliveries, a go-live run's included */
+  deliveries: readonly Delivery[];
+  /** how many orders it has */
+  orders: number;
+  /** real time now, ISO 8601 UTC */
+  now: string;
+  /** the merchant's clock now, ISO 8601 UTC: attempts and status queries are timed on it */
+  merchantNow: string;
+  testValueOf: TestValueOf;
+}
+
+/**
+ * The go-live report of one merchant (GET /__sandbox/go-live/{publicKey};
+ * docs/decisions.md#d87-go-live-report): each check of GO_LIVE_CHECK_IDS in
+ * order, and the verdict. A go-live run's payments count in the
+ * notification checks only. O(payments + deliveries).
+ */
+export function goLiveReport(sources: ReportSources): GoLiveReport {
+  const { merchant, deliveries } = sources;
+  const facts = merchant.goLive ?? emptyFacts(merchant.createdAt);
+  const own = sources.payments.filter((payment) => payment.goLiveRun === undefined);
+  const made = own.length + sources.orders + facts.reusedTotal;
+  const results: CheckResult[] = [
+    acknowledgedCheck(deliveries),
+    duplicateCheck(deliveries),
+    unknownTypeCheck(deliveries),
+    verifiedCheck(deliveries, Date.parse(sources.merchantNow)),
+    uniqueReferencesCheck(facts, made),
+    outcomesCheck(own, sources.testValueOf),
+    tokenCheck(facts, Date.parse(sources.now)),
+    conformanceCheck(facts, facts.exchanges.count + made),
+  ];
+  const checks = results.map(shownCheck);
+  return { publicKey: merchant.publicKey, since: facts.since, generatedAt: sources.now, verdict: verdictOf(checks), checks };
+}
+
+/** `not-ready` when a required check failed, `incomplete` when none did but one was not exercised, `ready` otherwise. */
+export function verdictOf(checks: readonly GoLiveCheck[]): GoLiveVerdict {
+  const required = checks.filter((check) => check.required);
+  if (required.some((check) => check.status === 'fail')) return 'not-ready';
+  if (required.some((check) => check.status === 'not-exercised')) return 'incomplete';
+  return 'ready';
+}
+
