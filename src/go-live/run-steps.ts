@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { disputeData, transactionData } from '../domain/notification-events.js';
+import { eventDataOf } from '../domain/notification-events.js';
 import { newPayment } from '../domain/payments.js';
 import { transition } from '../domain/state-machine.js';
 import type { GoLiveRunStepName } from '../model/go-live.js';
@@ -75,7 +75,7 @@ export function stepEventId(publicKey: string, id: string, step: GoLiveRunStepNa
  * The duplicate step sends the success step's stored event, not this.
  */
 export function stepData(step: GoLiveRunStepName, payments: { paid: Payment; failed: Payment }): Record<string, unknown> {
-  if (step === 'dispute') return disputeData(payments.paid);
-  if (step === 'false-success') return transactionData({ ...payments.failed, status: 'SUCCESSFUL', code: '00', message: 'Successful' });
-  return transactionData(payments.paid);
+  // The failed payment as if it had succeeded: what the event claims, not what the sandbox holds.
+  const payment: Payment = STEP_PLAN[step].payment === 'failed' ? { ...payments.failed, status: 'SUCCESSFUL', code: '00', message: 'Successful' } : payments.paid;
+  return eventDataOf(payment, STEP_PLAN[step].eventType);
 }
