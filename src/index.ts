@@ -131,6 +131,8 @@ function closer(parts: SandboxParts, surface: SandboxSurface, listening: Listeni
           }),
         tls?.close(),
       ]);
+      // A run's attempt under way is recorded before the store closes; its steps not yet sent are cut off.
+      await parts.goLiveRuns.stop();
       await parts.agenda.stop();
       await parts.store.close();
     })());

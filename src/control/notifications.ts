@@ -2,6 +2,7 @@ import type { Agenda, DueItem, DueView } from '../agenda/agenda.js';
 import type { MerchantClocks } from '../clock/clocks.js';
 import { chargeReferenceOf } from '../domain/subscriptions.js';
 import { ApiError, inputError } from '../errors.js';
+import type { GoLiveRuns } from '../go-live/run.js';
 import { durationMs, durationOf } from '../model/durations.js';
 import type { Delivery, DeliverySchedule, NotificationEventType } from '../model/notifications.js';
 import type { NotificationFaultRequest, NotificationFaults } from '../notifications/faults.js';
@@ -20,6 +21,8 @@ export interface NotificationControls {
   agenda: Agenda;
   outbox: NotificationOutbox;
   faults: NotificationFaults;
+  /** the go-live runs that test the merchants' notification receivers (docs/decisions.md#d87-go-live-report) */
+  goLiveRuns: GoLiveRuns;
 }
 
 /** The list's name in its cursors and messages. */

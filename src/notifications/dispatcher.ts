@@ -19,6 +19,28 @@ export interface DispatcherDependencies {
 /** The body the provider POSTs: one event in `notificationItems` (its webhook page). */
 export const notificationBody = (delivery: Delivery): string => JSON.stringify({ notificationItems: [{ notificationRequestItem: delivery.event }] });
 
+/** Why an attempt was not made: the merchant's notification URL was removed after its delivery was made. */
+export const NO_URL_ANY_MORE = 'the merchant has no notification URL any more';
+
+/** An attempt as stored, from what sending it came to; `at` is on the merchant's clock. */
+export function attemptOf(at: string, url: string, ackReference: string, result: SendResult): DeliveryAttempt {
+  return {
+    at, url, ackReference, ...(result.status !== undefined ? { status: result.status } : {}),
+    latencyMs: result.latencyMs, acknowledged: result.acknowledged, ...(result.reason !== undefined ? { reason: result.reason } : {}),
+  };
+}
+
+/**
+ * An attempt the sandbox answered in the receiver's place, nothing sent
+ * (a receiver-error fault's status, no notification URL any more): marked
+ * `notSent`, so the go-live report never holds it against the receiver
+ * (docs/decisions.md#d87-go-live-report).
+ */
+export function unsentAttempt(at: string, ackReference: string, reason: string, answered: { url?: string; status?: number } = {}): DeliveryAttempt {
+  const { url = '', status } = answered;
+  return { at, url, ackReference, ...(status !== undefined ? { status } : {}), latencyMs: 0, acknowledged: false, reason, notSent: true };
+}
+
 /**
  * Makes the attempts of deliveries that fall due (README, "Notifications"):
  * sends, judges the answer by the merchant's schedule, and stores the
@@ -106,27 +128,25 @@ export class Dispatcher {
     const rules = SCHEDULES[due.schedule];
     const url = endpoint?.url ?? '';
     const fault = due.fault;
-    let result: SendResult;
+    let attempt: DeliveryAttempt;
     if (!endpoint) {
-      result = { latencyMs: 0, acknowledged: false, reason: 'the merchant has no notification URL any more' };
+      attempt = unsentAttempt(at, due.ackReference, NO_URL_ANY_MORE);
     } else if (fault?.kind === 'receiver-error' && due.attempts.length < (fault.attempts ?? DEFAULT_RECEIVER_ERRORS)) {
       const status = fault.status ?? 500;
       const attempts = fault.attempts ?? DEFAULT_RECEIVER_ERRORS;
-      result = { status, latencyMs: 0, acknowledged: false, reason: `HTTP ${status}, answered by the sandbox in the receiver's place (fault receiver-error, attempt ${due.attempts.length + 1} of ${attempts}); nothing was sent` };
+      const reason = `HTTP ${status}, answered by the sandbox in the receiver's place (fault receiver-error, attempt ${due.attempts.length + 1} of ${attempts}); nothing was sent`;
+      attempt = unsentAttempt(at, due.ackReference, reason, { url, status });
     } else {
-      result = await sendNotification(url, notificationBody(due), { ackReference: due.ackReference, timeoutMs: rules.timeoutMs, acknowledgement: rules.acknowledgement });
+      const result = await sendNotification(url, notificationBody(due), { ackReference: due.ackReference, timeoutMs: rules.timeoutMs, acknowledgement: rules.acknowledgement });
+      attempt = attemptOf(at, url, due.ackReference, result);
     }
-    const attempt: DeliveryAttempt = {
-      at, url, ackReference: due.ackReference, ...(result.status !== undefined ? { status: result.status } : {}),
-      latencyMs: result.latencyMs, acknowledged: result.acknowledged, ...(result.reason !== undefined ? { reason: result.reason } : {}),
-    };
     const recorded = await store.transaction(() => {
       // A reset may have removed it meanwhile, or (on a shared store) another replica recorded this attempt: nothing is left to record.
       const current = store.delivery(due.id);
       if (!current || current.attempts.length !== due.attempts.length) return undefined;
       const attempts = [...current.attempts, attempt];
-      const nextAt = result.acknowledged ? undefined : nextAttemptAt(current.schedule, attempts.length, Date.parse(attempts[0]!.at), Date.parse(at));
-      const state = result.acknowledged ? 'delivered' : nextAt === undefined ? 'undelivered' : 'scheduled';
+      const nextAt = attempt.acknowledged ? undefined : nextAttemptAt(current.schedule, attempts.length, Date.parse(attempts[0]!.at), Date.parse(at));
+      const state = attempt.acknowledged ? 'delivered' : nextAt === undefined ? 'undelivered' : 'scheduled';
       const next: Delivery = { ...current, attempts, state, dueAt: nextAt === undefined ? undefined : new Date(nextAt).toISOString(), updatedAt: at };
       store.putDelivery(next);
       this.release(next, at);
@@ -154,7 +174,8 @@ export class Dispatcher {
 
   private dueDelivery(id: string): Delivery | undefined {
     const delivery = this.deps.store.delivery(id);
-    if (!delivery || delivery.state !== 'scheduled' || delivery.dueAt === undefined) return undefined;
+    // A go-live run makes its deliveries' one attempt itself: the dispatcher never sends or retries them (docs/decisions.md#d87-go-live-report).
+    if (!delivery || delivery.run !== undefined || delivery.state !== 'scheduled' || delivery.dueAt === undefined) return undefined;
     return Date.parse(delivery.dueAt) <= this.deps.clocks.nowMs(delivery.publicKey) ? delivery : undefined;
   }
 

@@ -3,6 +3,7 @@ import type { MerchantClocks } from '../clock/clocks.js';
 import type { Outbox } from '../domain/commit.js';
 import { eventDataOf, eventsOf, spaceForm } from '../domain/notification-events.js';
 import { durationMs, later } from '../model/durations.js';
+import type { GoLiveRunMark } from '../model/go-live.js';
 import type { Delivery, DeliveryFault, DeliverySchedule, NotificationEvent, NotificationEventType } from '../model/notifications.js';
 import type { Payment } from '../model/records.js';
 import type { ScenarioEngine } from '../scenarios/engine.js';
@@ -99,6 +100,18 @@ export class NotificationOutbox implements Outbox {
     if (!endpoint) throw new RangeError(`merchant ${delivery.publicKey} has no notification URL: set one with PUT /__sandbox/webhooks/${delivery.publicKey}`);
     const now = this.deps.clocks.now(delivery.publicKey);
     return this.delivery(delivery.publicKey, delivery.paymentReference, delivery.event, endpoint.schedule, now, { copyOf: delivery.id });
+  }
+
+  /**
+   * A go-live run's delivery of `event` (docs/decisions.md#d87-go-live-report):
+   * due at once, judged by the current page's rule, marked with its run and
+   * numbered after every other delivery. The run makes its one attempt
+   * itself; the dispatcher never does. Not stored.
+   * @param copyOf the delivery whose event it sends again (the run's duplicate step)
+   */
+  runDelivery(publicKey: string, paymentReference: string, event: NotificationEvent, run: GoLiveRunMark, copyOf?: string): Delivery {
+    const now = this.deps.clocks.now(publicKey);
+    return { ...this.delivery(publicKey, paymentReference, event, 'current', now, copyOf === undefined ? {} : { copyOf }), run };
   }
 
   private event(publicKey: string, eventType: NotificationEventType, data: Record<string, unknown>): NotificationEvent {

@@ -4,6 +4,7 @@ import { Agenda } from '../agenda/agenda.js';
 import { MerchantClocks } from '../clock/clocks.js';
 import { DEFAULT_JOURNAL_MAX_BYTES, DEFAULT_JOURNAL_SIZE } from '../defaults.js';
 import type { SandboxEventInput } from '../events/shape.js';
+import { GoLiveRuns } from '../go-live/run.js';
 import { SandboxEvents } from '../events/source.js';
 import { Journal, type JournalEntry } from '../journal/journal.js';
 import type { RequestLog } from '../log/request-log.js';
@@ -29,6 +30,8 @@ export interface SandboxParts {
   faults: NotificationFaults;
   outbox: NotificationOutbox;
   agenda: Agenda;
+  /** the go-live runs: stopped before the agenda and the store */
+  goLiveRuns: GoLiveRuns;
   /** real time, ISO 8601 UTC */
   now: () => string;
 }
@@ -59,7 +62,8 @@ export async function openParts(options: SandboxOptions, scenarios: Scenario[], 
   const outbox = new NotificationOutbox({ store, clocks, faults, engine, defaultUrl: options.webhookUrl });
   const dispatcher = new Dispatcher({ store, clocks, outbox, onAttempt: log?.attempt });
   const agenda = new Agenda({ store, clocks, engine, outbox, dispatcher });
-  return { seed, engine, selector, events, store, journal, clocks, faults, outbox, agenda, now };
+  const goLiveRuns = new GoLiveRuns({ store, clocks, outbox, onAttempt: log?.attempt });
+  return { seed, engine, selector, events, store, journal, clocks, faults, outbox, agenda, goLiveRuns, now };
 }
 
 // The books' changes go to the live events and into the unit that made them; the journal's bounded

@@ -39,7 +39,7 @@ export interface SurfaceDocuments {
  * an operation that replaces the state as a whole (docs/decisions.md#d76-fixtures).
  */
 export function httpSurface(options: SandboxOptions, documents: SurfaceDocuments, parts: SandboxParts, log: RequestLog | undefined, allowedHosts: AllowedHosts, where: Where): SandboxSurface {
-  const { store, selector, journal, clocks, outbox, agenda, faults, events, engine, now } = parts;
+  const { store, selector, journal, clocks, outbox, agenda, faults, events, engine, goLiveRuns, now } = parts;
   let surface: SandboxApp | undefined;
   const knownStates = new KnownStates({
     store, overrides: selector.overrides, faults, controlToken: options.controlToken,
@@ -63,7 +63,7 @@ export function httpSurface(options: SandboxOptions, documents: SurfaceDocuments
     now,
     clocks,
     outbox,
-    notifications: { store, clocks, agenda, outbox, faults },
+    notifications: { store, clocks, agenda, outbox, faults, goLiveRuns },
     knownStates,
     events,
     strict: options.strict ?? false,
