@@ -18,6 +18,7 @@ export type { ControlErrorBody, DeliveryFilter, SandboxControlOptions } from './
 export type { FixtureKeyPair, FixtureStep, FixturesDocument, FixturesResult } from '../known-states/fixtures.js';
 export type { SnapshotDocument } from '../known-states/known-states.js';
 export type { Delivery, DeliveryState, NotificationEventType } from '../model/notifications.js';
+export type { GoLiveCheck, GoLiveCheckId, GoLiveCheckStatus, GoLiveEvidence, GoLiveReport, GoLiveRun, GoLiveRunStep, GoLiveVerdict } from '../model/go-live.js';
 export type { KeyPair } from '../domain/merchants.js';
 
 /** How to start a sandbox for tests: every option of `startSandbox` (`port` 0 and memory only unless given), and what to load. */
