@@ -1,5 +1,6 @@
 import { API_BASE } from '../model/bases.js';
 import { hostRefusal } from '../guards/host.js';
+import { noteForGoLive } from '../go-live/facts.js';
 import { recordExchange } from '../journal/recorder.js';
 import { API_BASES, apiBaseOf } from './api-bases.js';
 import { errorAnswer, faultAnswer, respond, type ApiAnswer } from './api-answer.js';
@@ -100,5 +101,11 @@ export function paymentsApi(deps: ApiDependencies): PaymentsApi {
     return respond(request, begun, answer, random);
   }
 
-  return { exchange, handleApi, record: (begun) => void (begun.journalled && recordExchange(begun, deps)) };
+  // Once journalled, what the go-live report needs of the request and nowhere else is kept with the merchant.
+  const record = (begun: ApiExchange): void => {
+    if (!begun.journalled) return;
+    const entry = recordExchange(begun, deps);
+    void noteForGoLive(entry, begun.selection?.forced === true, deps.store);
+  };
+  return { exchange, handleApi, record };
 }

@@ -2,15 +2,18 @@ import { ApiError, inputError } from '../errors.js';
 import { FixturesError, type FixturesDocument } from '../known-states/fixtures.js';
 import { ResetError, SnapshotError, type SnapshotDocument } from '../known-states/known-states.js';
 import { snapshotText } from '../known-states/state.js';
+import { restartFacts } from '../go-live/facts.js';
 import { json, queryText, type ControlRun } from './operation.js';
 
 // The runs of known states (openapi/control-api.yaml, tag Known states; README, "Known states").
 
 /** POST /reset: a merchant's state, or every one's, back to the baseline (or empty with `to=empty`); 409 CONFLICT when one merchant's baseline holds a key another's record holds now. */
-export const resetState: ControlRun = async (input, { knownStates, merchantOf }) => {
+export const resetState: ControlRun = async (input, { knownStates, merchantOf, store, now }) => {
   const publicKey = merchantOf(input);
   try {
     const to = await knownStates.reset(publicKey, queryText(input, 'to') === 'empty');
+    // The go-live report starts over with the state (docs/decisions.md#d87-go-live-report).
+    await restartFacts(store, publicKey, now());
     return json({ reset: publicKey ?? 'all', to });
   } catch (error) {
     if (error instanceof ResetError) throw new ApiError(409, { message: error.message, error: 'CONFLICT' });

@@ -1,3 +1,4 @@
+import type { Delivery } from '../model/notifications.js';
 import { ApiError } from '../errors.js';
 import type { Selection } from '../scenarios/selector.js';
 import type { EnvelopeOutcome, Scenario } from '../scenarios/scenario.js';
@@ -29,7 +30,8 @@ export interface PayloadEnvelope {
 export type Write =
   | { kind: 'merchant'; merchant: Merchant }
   | { kind: 'payment'; payment: Payment; before?: Payment }
-  | { kind: 'order'; order: Order };
+  | { kind: 'order'; order: Order }
+  | { kind: 'delivery'; delivery: Delivery };
 
 /**
  * What an operation answers: an envelope (HTTP 200, spec Errors > Business

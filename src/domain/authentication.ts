@@ -1,7 +1,8 @@
 import { badCredentials, inputError, merchantLimitReached, providerError, invalidToken, headerTokenMissing, wrongEnvironment } from '../errors.js';
-import type { Store } from '../store/store.js';
+import type { MerchantRecord, Store } from '../store/store.js';
 import type { Selection } from '../scenarios/selector.js';
-import { answerWith, type Answer } from './answer.js';
+import { answerWith, type Answer, type OperationEnv } from './answer.js';
+import { withExchange } from '../model/go-live.js';
 import type { RequestFacts } from './request.js';
 import {
   isLiveKey, isTestPublicKey, isTestSecretKey, issueToken, parseExchangeKey, tokenBelongsTo, tokenPublicKey,
@@ -38,7 +39,8 @@ export function exchangeKey(store: Store, key: string, now: string): Merchant {
   const known = store.merchant(pair.publicKey);
   if (known?.released) {
     // The same secret key keeps its first-seen time; another one is a new pair.
-    return { ...pair, createdAt: known.secretKey === pair.secretKey ? known.createdAt : now };
+    // What the go-live report kept since the reset goes on with the merchant.
+    return { ...pair, createdAt: known.secretKey === pair.secretKey ? known.createdAt : now, ...(known.goLive ? { goLive: known.goLive } : {}) };
   }
   return merchantOfPair(store, pair, now);
 }
@@ -47,8 +49,11 @@ export function exchangeKey(store: Store, key: string, now: string): Merchant {
  * POST /encrypt/keys as an operation: the token of the request's merchant
  * under data.EncryptedSecKey (or the spelling the selected rule gives, spec endpoint 1).
  */
-export function exchangeKeys(facts: RequestFacts, selection: Selection): Answer {
-  return answerWith(selection.rule, () => ({ encryptedKey: issueToken(facts.merchant) }), 'EncryptedSecKey');
+export function exchangeKeys(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+  // Each exchange is counted with the merchant, for the go-live report's token-reused (docs/decisions.md#d87-go-live-report).
+  const merchant: MerchantRecord = facts.merchant;
+  const counted = { ...merchant, goLive: withExchange(merchant.goLive, merchant.createdAt, env.now()) };
+  return answerWith(selection.rule, () => ({ encryptedKey: issueToken(facts.merchant) }), 'EncryptedSecKey', [{ kind: 'merchant', merchant: counted }]);
 }
 
 /**

@@ -18,7 +18,7 @@ export interface Outbox {
 
 /**
  * The one place where what the domain decided is stored: merchants,
- * payments and orders, put in the order given inside the caller's unit of
+ * payments, orders and a delivery's status query (its `verifiedAt`), put in the order given inside the caller's unit of
  * work (`Store.transaction`), which makes them durable together (README,
  * "Durability levels"). A payment is put with the deliveries of its
  * notifications, which the outbox makes from the stored record and the one
@@ -31,6 +31,7 @@ export function putWrites(store: Store, writes: readonly Write[], outbox?: Outbo
   for (const write of writes) {
     if (write.kind === 'payment') store.putPayment(write.payment, outbox?.deliveriesFor(write.before, write.payment) ?? []);
     else if (write.kind === 'order') store.putOrder(write.order);
+    else if (write.kind === 'delivery') store.putDelivery(write.delivery);
     else store.putMerchant(write.merchant);
   }
 }

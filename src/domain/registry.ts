@@ -15,7 +15,7 @@ import { cardOtpBody, completePayment } from './completions.js';
 import { amountFacts, cancelPayment, initiateFacts, initiatePayment, refundPayment } from './payments.js';
 import { createRefund } from './refunds.js';
 import { billingIdOf, type RequestParts } from './request.js';
-import { queryPayment, queryPaymentV3 } from './status-query.js';
+import { queryPayment, queryPaymentV3, verifyFacts } from './status-query.js';
 import {
   chargeSubscription, chargeSubscriptionFacts, createSubscription, createSubscriptionFacts, getSubscription, listSubscriptions, subscriptionListFacts,
   SUBSCRIPTION_NULL_MESSAGES, updateSubscription, updateSubscriptionFacts,
@@ -48,7 +48,7 @@ export const OPERATIONS = {
   completeMomoPayment: operation('POST /payments/momo/otp', 'spec', noFacts, completePayment),
   refundPayment: operation('POST /payments/refund', 'provider', amountFacts, refundPayment),
   cancelPayment: operation('POST /payments/cancel', 'provider', noFacts, cancelPayment),
-  queryPayment: operation('GET /payments/query/{paymentReference}', 'spec', noFacts, queryPayment),
+  queryPayment: operation('GET /payments/query/{paymentReference}', 'spec', verifyFacts, queryPayment),
   // The card operations (README, "Card pre-authorisation"); POST /payments/otp takes two shapes of body
   // (docs/decisions.md#d51-card-otp).
   authorisePayment: operation('POST /payments/authorise', 'provider', cardFacts, authorisePayment),
@@ -66,7 +66,7 @@ export const OPERATIONS = {
   getOrderByOrderId: operation('GET /products/orders/publicKey/{publicKey}/orderId/{orderId}', 'spec', storedOrdersFacts, getOrderByOrderId),
   // The refunds API and the v3 status query (docs/decisions.md#d55-refunds-api, docs/decisions.md#d56-status-query-v3).
   createRefund: operation('POST /payments/refunds', 'spec', amountFacts, createRefund),
-  queryPaymentV3: operation('GET /v3/payments/query/{paymentReference}', 'spec', noFacts, queryPaymentV3),
+  queryPaymentV3: operation('GET /v3/payments/query/{paymentReference}', 'spec', verifyFacts, queryPaymentV3),
   // The documentation's token flow (docs/decisions.md#d58-token-flow).
   createCardToken: operation('POST /payments/create-token', 'spec', cardFacts, createCardToken),
   chargeToken: operation('POST /payments/charge-token', 'provider', cardFacts, chargeToken),

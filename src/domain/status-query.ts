@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { processingError } from '../errors.js';
 import type { Scenario } from '../scenarios/scenario.js';
 import type { Selection } from '../scenarios/selector.js';
-import { answerWith, type Answer, type Links, type OperationEnv } from './answer.js';
+import { answerWith, type Answer, type Links, type OperationEnv, type Write } from './answer.js';
+import type { FactsOf } from './operation.js';
+import type { Delivery } from '../model/notifications.js';
 import { SANDBOX_BUSINESS_NAME } from './notification-events.js';
 import type { RequestFacts } from './request.js';
 import { toNumber } from '../model/money.js';
@@ -26,9 +28,32 @@ export const STORED = '$payment';
  * @throws ApiError 500 No transaction found / PROCESSING for a reference the
  *   merchant never used (external-api.yml, 500Response4).
  */
-export function queryPayment(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+export function queryPayment(facts: RequestFacts & VerifyFacts, selection: Selection, env: OperationEnv): Answer {
   const payment = storedPayment(facts);
-  return answerWith(withStoredOutcome(selection.rule, payment), () => ({ payments: statusView(env.links, payment), customers: customerView(payment) }), null);
+  return answerWith(withStoredOutcome(selection.rule, payment), () => ({ payments: statusView(env.links, payment), customers: customerView(payment) }), null, verified(facts, env));
+}
+
+/** What a status query records: the notifications of success of its payment that no status query has followed yet. */
+export interface VerifyFacts {
+  awaiting: readonly Delivery[];
+}
+
+/**
+ * The facts of a status query: the payment's notifications of success
+ * awaiting the merchant's status query (Store.awaitingVerification), for the
+ * go-live report's `notification-verified` (docs/decisions.md#d87-go-live-report).
+ */
+export const verifyFacts: FactsOf<VerifyFacts> = (_parts, shared, store) => ({
+  awaiting: shared.payment ? store.awaitingVerification(shared.publicKey, shared.payment.paymentReference) : [],
+});
+
+// Each notification of success sent, or being sent now, records that the merchant asked after it: one write
+// only then, so a status query otherwise writes nothing.
+function verified(facts: VerifyFacts, env: OperationEnv): Write[] {
+  if (facts.awaiting.length === 0) return [];
+  const now = env.now();
+  const sent = (delivery: Delivery) => delivery.attempts.length > 0 || (delivery.state === 'scheduled' && delivery.dueAt !== undefined && delivery.dueAt <= now);
+  return facts.awaiting.filter(sent).map((delivery) => ({ kind: 'delivery', delivery: { ...delivery, verifiedAt: now } }));
 }
 
 /**
@@ -40,7 +65,7 @@ export function queryPayment(facts: RequestFacts, selection: Selection, env: Ope
  * last change), and the customer's `fee`. The sandbox charges no fee: 0.
  * @throws ApiError as queryPayment
  */
-export function queryPaymentV3(facts: RequestFacts, selection: Selection, env: OperationEnv): Answer {
+export function queryPaymentV3(facts: RequestFacts & VerifyFacts, selection: Selection, env: OperationEnv): Answer {
   const payment = storedPayment(facts);
   const amount = toNumber(payment.amount);
   const payments: Record<string, unknown> = {
@@ -54,7 +79,7 @@ export function queryPaymentV3(facts: RequestFacts, selection: Selection, env: O
   // The documentation's example writes the masked digits in capitals.
   if (typeof payments.maskedPan === 'string') payments.maskedPan = payments.maskedPan.replaceAll('x', 'X');
   if (payments.callbackurl === undefined) delete payments.callbackurl;
-  return answerWith(withStoredOutcome(selection.rule, payment), () => ({ payments, customers: { ...customerView(payment), fee: '0.00' } }), null);
+  return answerWith(withStoredOutcome(selection.rule, payment), () => ({ payments, customers: { ...customerView(payment), fee: '0.00' } }), null, verified(facts, env));
 }
 
 // The payment the query names; a reference the merchant never used is the provider's 500.

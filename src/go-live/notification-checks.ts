@@ -1,4 +1,4 @@
-import type { Delivery, DeliveryAttempt } from '../model/notifications.js';
+import { claimsSuccess, type Delivery, type DeliveryAttempt } from '../model/notifications.js';
 import { redactText } from '../redaction/redact.js';
 import { checkOf, type CheckResult, type Found } from './check.js';
 
@@ -15,11 +15,6 @@ export const VERIFY_WITHIN_MS = 30_000;
 
 /** An attempt the receiver itself answered, or failed to. */
 const sent = (attempt: DeliveryAttempt): boolean => attempt.notSent !== true;
-
-/** True when the event tells the receiver a payment succeeded: a `transaction` with code 00. */
-export function claimsSuccess(delivery: Pick<Delivery, 'event'>): boolean {
-  return delivery.event.eventType === 'transaction' && delivery.event.data.code === '00';
-}
 
 /** One attempt as evidence names it: the delivery, its payment, its event, and why it did not count. */
 function attemptFound(delivery: Delivery, attempt: DeliveryAttempt, number: number, what?: string): Found {

@@ -29,9 +29,12 @@ export interface ReportSources {
  * notification checks only. O(payments + deliveries).
  */
 export function goLiveReport(sources: ReportSources): GoLiveReport {
-  const { merchant, deliveries } = sources;
+  const { merchant } = sources;
   const facts = merchant.goLive ?? emptyFacts(merchant.createdAt);
-  const own = sources.payments.filter((payment) => payment.goLiveRun === undefined);
+  // What a reset to a baseline put back is the baseline's, not the integration's doing since.
+  const since = facts.since;
+  const own = sources.payments.filter((payment) => payment.goLiveRun === undefined && payment.createdAt >= since);
+  const deliveries = sources.deliveries.filter((delivery) => delivery.createdAt >= since);
   const made = own.length + sources.orders + facts.reusedTotal;
   const results: CheckResult[] = [
     acknowledgedCheck(deliveries),

@@ -32,7 +32,7 @@ export interface GoLiveEvidence {
   deliveryId?: string;
   eventId?: string;
   /** the journal's id of the request (GET /__sandbox/requests) */
-  requestId?: string;
+  requestId?: number;
   /** one line */
   detail: string;
 }
@@ -89,7 +89,7 @@ export interface ReusedReference {
   /** the Payments API operation that was refused */
   operation: string;
   /** the journal's request id */
-  requestId: string;
+  requestId: number;
   at: string;
 }
 
@@ -100,7 +100,7 @@ export interface ConformanceWarning {
   /** how many requests drew it */
   count: number;
   /** the journal's request id of the first that did */
-  requestId: string;
+  requestId: number;
   at: string;
 }
 
@@ -125,6 +125,30 @@ export interface GoLiveFacts {
 /** The facts of a merchant with none kept yet. */
 export function emptyFacts(since: string): GoLiveFacts {
   return { since, exchanges: { count: 0 }, reused: [], reusedTotal: 0, warnings: [] };
+}
+
+/** The facts with one more key exchange, at `at`. @param facts absent: none yet, the report beginning at `since` */
+export function withExchange(facts: GoLiveFacts | undefined, since: string, at: string): GoLiveFacts {
+  const kept = facts ?? emptyFacts(since);
+  const { count, first } = kept.exchanges;
+  return { ...kept, exchanges: { count: count + 1, first: first ?? at, last: at } };
+}
+
+/** The facts with one more request refused for a reused reference: kept when fewer than FACTS_LIMIT are, always counted. */
+export function withReused(facts: GoLiveFacts, reused: ReusedReference): GoLiveFacts {
+  const list = facts.reused.length < FACTS_LIMIT ? [...facts.reused, reused] : facts.reused;
+  return { ...facts, reused: list, reusedTotal: facts.reusedTotal + 1 };
+}
+
+/** The facts with a request's warnings counted, each new one kept while fewer than FACTS_LIMIT are. */
+export function withWarnings(facts: GoLiveFacts, warnings: readonly string[], requestId: number, at: string): GoLiveFacts {
+  const list = [...facts.warnings];
+  for (const warning of new Set(warnings)) {
+    const index = list.findIndex((kept) => kept.warning === warning);
+    if (index >= 0) list[index] = { ...list[index]!, count: list[index]!.count + 1 };
+    else if (list.length < FACTS_LIMIT) list.push({ warning, count: 1, requestId, at });
+  }
+  return { ...facts, warnings: list };
 }
 
 /** What the receiver answered one step of a run. */

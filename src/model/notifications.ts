@@ -141,3 +141,17 @@ export interface MerchantClock {
   /** milliseconds the clock runs ahead of real time; never negative */
   offsetMs: number;
 }
+
+/** True when the event tells the receiver a payment succeeded: a `transaction` with code 00 (docs/decisions.md#d87-go-live-report). */
+export function claimsSuccess(delivery: Pick<Delivery, 'event'>): boolean {
+  return delivery.event.eventType === 'transaction' && delivery.event.data.code === '00';
+}
+
+/**
+ * True when the merchant's next status query of the delivery's payment is
+ * recorded on it (`verifiedAt`): a notification of success not yet
+ * followed by one (docs/decisions.md#d87-go-live-report).
+ */
+export function awaitsVerification(delivery: Delivery): boolean {
+  return delivery.verifiedAt === undefined && claimsSuccess(delivery);
+}

@@ -45,9 +45,9 @@ const goLive = record<GoLiveFacts>(
   {
     since: text,
     exchanges: record<GoLiveFacts['exchanges']>({ count, first: text, last: text }, { count: true }),
-    reused: factsList(record<ReusedReference>({ reference: text, operation: text, requestId: text, at: text }, { reference: true, operation: true, requestId: true, at: true })),
+    reused: factsList(record<ReusedReference>({ reference: text, operation: text, requestId: count, at: text }, { reference: true, operation: true, requestId: true, at: true })),
     reusedTotal: count,
-    warnings: factsList(record<ConformanceWarning>({ warning: text, count, requestId: text, at: text }, { warning: true, count: true, requestId: true, at: true })),
+    warnings: factsList(record<ConformanceWarning>({ warning: text, count, requestId: count, at: text }, { warning: true, count: true, requestId: true, at: true })),
   },
   { since: true, exchanges: true, reused: true, reusedTotal: true, warnings: true },
 );

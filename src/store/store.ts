@@ -1,5 +1,4 @@
 import type { Delivery, MerchantClock, WebhookEndpoint } from '../model/notifications.js';
-import type { Merchant } from '../model/records.js';
 import type { Order, Payment, StoredCard } from '../model/records.js';
 import type { DeliveryClaim, StoreEngine } from './engine.js';
 import { StoreUnavailableError } from './errors.js';
@@ -362,6 +361,14 @@ export class Store {
     return this.tables.paymentList(publicKey).find((payment) => payment.authorizationCode === authorizationCode && payment.status === 'SUCCESSFUL');
   }
 
+  /**
+   * The merchant's notifications of success of this payment that no status
+   * query has followed yet (docs/decisions.md#d87-go-live-report).
+   */
+  awaitingVerification(publicKey: string, paymentReference: string): Delivery[] {
+    return this.tables.awaitingVerification(publicKey, paymentReference);
+  }
+
   /** All payments of one merchant, oldest first. */
   payments(publicKey: string): Payment[] {
     return this.tables.paymentList(publicKey);
@@ -413,7 +420,7 @@ export class Store {
    * @throws StoreUnavailableError while the store cannot write; TypeError for a record that does not fit its schema;
    *   RangeError for a new merchant when the store holds `maxMerchants` already (see hasRoomForMerchant)
    */
-  putMerchant(merchant: Merchant): void {
+  putMerchant(merchant: MerchantRecord): void {
     this.change({ kind: 'merchant', merchant });
   }
 

@@ -1,4 +1,4 @@
-import type { Delivery, MerchantClock, WebhookEndpoint } from '../model/notifications.js';
+import { awaitsVerification, type Delivery, type MerchantClock, type WebhookEndpoint } from '../model/notifications.js';
 import type { GoLiveFacts } from '../model/go-live.js';
 import type { Merchant } from '../model/records.js';
 import type { Order, Payment } from '../model/records.js';
@@ -34,7 +34,7 @@ export const DEFAULT_MAX_MERCHANTS = 1000;
  * when it names `publicKey`; a crash keeps all of it or none.
  */
 export type Change =
-  | { kind: 'merchant'; merchant: Merchant }
+  | { kind: 'merchant'; merchant: MerchantRecord }
   | { kind: 'replace'; publicKey?: string; records: SnapshotRecords }
   | { kind: 'payment'; payment: Payment; deliveries?: Delivery[] }
   | { kind: 'order'; order: Order }
@@ -92,6 +92,9 @@ export class Tables {
   private deliveryById = new Map<string, Delivery>();
   private webhooks = new Map<string, WebhookEndpoint>();
   private clocks = new Map<string, MerchantClock>();
+  // Notifications of success awaiting the merchant's status query, by public key then paymentReference: ids
+  // added as such deliveries are put, and checked when read, so that no undo, reset or verification need remove them.
+  private unverified = new Map<string, Map<string, Set<string>>>();
 
   /** The merchant with this public key, if any. */
   merchant(publicKey: string): MerchantRecord | undefined {
@@ -141,6 +144,34 @@ export class Tables {
   /** The deliveries of one merchant, oldest first; of every merchant when `publicKey` is absent. */
   deliveryList(publicKey?: string): Delivery[] {
     return rowsOf(this.deliveries, publicKey);
+  }
+
+  /**
+   * The merchant's notifications of success of this payment that no status
+   * query has followed yet (awaitsVerification), oldest first. O(its deliveries).
+   */
+  awaitingVerification(publicKey: string, paymentReference: string): Delivery[] {
+    const byReference = this.unverified.get(publicKey);
+    const ids = byReference?.get(paymentReference);
+    if (!ids) return [];
+    const awaiting: Delivery[] = [];
+    for (const id of ids) {
+      const delivery = this.deliveryById.get(id);
+      if (delivery && delivery.publicKey === publicKey && delivery.paymentReference === paymentReference && awaitsVerification(delivery)) awaiting.push(delivery);
+      else ids.delete(id);
+    }
+    if (ids.size === 0) byReference!.delete(paymentReference);
+    return awaiting;
+  }
+
+  // Adds a delivery to the index of those awaiting a status query; a stale id is dropped when read.
+  private noteUnverified(delivery: Delivery): void {
+    if (!awaitsVerification(delivery)) return;
+    let byReference = this.unverified.get(delivery.publicKey);
+    if (!byReference) this.unverified.set(delivery.publicKey, (byReference = new Map()));
+    let ids = byReference.get(delivery.paymentReference);
+    if (!ids) byReference.set(delivery.paymentReference, (ids = new Set()));
+    ids.add(delivery.id);
   }
 
   /** The merchant's notification URL, if one is set. */
@@ -223,6 +254,7 @@ export class Tables {
         const delivery = deepFreeze(change.delivery);
         const undoRow = putRow(this.deliveries, delivery.publicKey, delivery.id, delivery);
         const undoId = put(this.deliveryById, delivery.id, delivery);
+        this.noteUnverified(delivery);
         return () => {
           undoId();
           undoRow();
@@ -289,6 +321,7 @@ export class Tables {
       case 'delivery': {
         const delivery = deepFreeze(change.delivery);
         this.deliveryById.set(delivery.id, delivery);
+        this.noteUnverified(delivery);
         return setNew(rowsFor(this.deliveries, delivery.publicKey), delivery.id, delivery);
       }
       case 'webhook':
@@ -305,13 +338,13 @@ export class Tables {
   private replaceAll(records: SnapshotRecords): Undo {
     const built = Tables.of(records);
     if (typeof built === 'string') throw new TypeError(`the state cannot be stored: ${built}`);
-    const { merchants, payments, orders, byLinkingReference, deliveries, deliveryById, webhooks, clocks } = this;
+    const { merchants, payments, orders, byLinkingReference, deliveries, deliveryById, webhooks, clocks, unverified } = this;
     Object.assign(this, {
       merchants: built.merchants, payments: built.payments, orders: built.orders, byLinkingReference: built.byLinkingReference,
-      deliveries: built.deliveries, deliveryById: built.deliveryById, webhooks: built.webhooks, clocks: built.clocks,
+      deliveries: built.deliveries, deliveryById: built.deliveryById, webhooks: built.webhooks, clocks: built.clocks, unverified: built.unverified,
     });
     return () => {
-      Object.assign(this, { merchants, payments, orders, byLinkingReference, deliveries, deliveryById, webhooks, clocks });
+      Object.assign(this, { merchants, payments, orders, byLinkingReference, deliveries, deliveryById, webhooks, clocks, unverified });
     };
   }
 
@@ -335,7 +368,9 @@ export class Tables {
     rows(this.deliveries, built.deliveries);
     for (const payment of built.payments.get(publicKey)?.values() ?? []) this.byLinkingReference.set(payment.linkingReference, payment);
     for (const delivery of built.deliveries.get(publicKey)?.values() ?? []) this.deliveryById.set(delivery.id, delivery);
+    const undoUnverified = put(this.unverified, publicKey, built.unverified.get(publicKey) ?? new Map());
     return () => {
+      undoUnverified();
       for (const payment of built.payments.get(publicKey)?.values() ?? []) {
         if (this.byLinkingReference.get(payment.linkingReference) === payment) this.byLinkingReference.delete(payment.linkingReference);
       }

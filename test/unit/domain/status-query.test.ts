@@ -75,23 +75,26 @@ describe('queryPayment', () => {
 describe('exchangeKeys', () => {
   const key = `${MERCHANT.secretKey}.${MERCHANT.publicKey}`;
 
-  it('answers the merchant\'s token under data.EncryptedSecKey.encryptedKey, and writes nothing', async () => {
+  it('answers the merchant\'s token under data.EncryptedSecKey.encryptedKey, and writes only the merchant with the exchange counted', async () => {
     const store = await newStore();
-    const done = untouched(store, () => exchangeKeys(factsFor(store, 'exchangeKeys', { key }), selection(scenario('keys-exchanged'))));
+    const done = untouched(store, () => exchangeKeys(factsFor(store, 'exchangeKeys', { key }), selection(scenario('keys-exchanged')), ENV));
     expect(done.body).toEqual({ status: 'SUCCESS', data: { code: '00', message: 'Successful', EncryptedSecKey: { encryptedKey: issueToken(MERCHANT) } } });
     expect(issueToken(MERCHANT)).toMatch(/^SBTOKEN_[A-Za-z0-9_-]+\.[0-9a-f]{32}$/);
-    expect(summary(done)).toMatchObject({ scenario: 'keys-exchanged', writes: 0 });
+    expect(summary(done)).toMatchObject({ scenario: 'keys-exchanged', writes: 1 });
+    // The go-live report's token-reused counts exchanges (docs/decisions.md#d87-go-live-report).
+    const [write] = done.writes;
+    expect(write).toMatchObject({ kind: 'merchant', merchant: { publicKey: MERCHANT.publicKey, goLive: { exchanges: { count: 1 } } } });
   });
 
   it('keys-exchanged-misspelt: the same token under EncrytedSecKey', async () => {
     const store = await newStore();
-    const done = exchangeKeys(factsFor(store, 'exchangeKeys', { key }), selection(scenario('keys-exchanged-misspelt'), { forced: true }));
+    const done = exchangeKeys(factsFor(store, 'exchangeKeys', { key }), selection(scenario('keys-exchanged-misspelt'), { forced: true }), ENV);
     expect(done.body.data).toEqual({ code: '00', message: 'Successful', EncrytedSecKey: { encryptedKey: issueToken(MERCHANT) } });
   });
 
   it('keys-not-found: ApiError 404 with `error` only', async () => {
     const store = await newStore();
-    const error = thrown(() => exchangeKeys(factsFor(store, 'exchangeKeys', { key }), selection(scenario('keys-not-found'), { forced: true })));
+    const error = thrown(() => exchangeKeys(factsFor(store, 'exchangeKeys', { key }), selection(scenario('keys-not-found'), { forced: true }), ENV));
     expect([error.status, error.body]).toEqual([404, { error: 'Not Found' }]);
   });
 });
