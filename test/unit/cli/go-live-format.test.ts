@@ -32,7 +32,7 @@ function notReady(): GoLiveReport {
     { deliveryId: 'dlv_00000000000000000002', detail: 'no answer within 5 s <late> & "slow"' },
   ];
   failed.evidenceTotal = 7;
-  made.checks.find((check) => check.id === 'spec-conformant')!.evidence = [{ requestId: 'req_1', detail: 'amount sent as a number' }];
+  made.checks.find((check) => check.id === 'spec-conformant')!.evidence = [{ requestId: 41, detail: 'amount sent as a number' }];
   return { ...made, verdict: 'not-ready' };
 }
 
@@ -83,7 +83,7 @@ describe('--format junit', () => {
     const warned = caseOf(suite, 'spec-conformant');
     expect(warned.failure).toBeUndefined();
     expect(warned.skipped).toBeUndefined();
-    expect(warned['system-out']!.join('\n')).toMatch(/warn: spec-conformant is warn[\s\S]*- amount sent as a number \(request req_1\)/);
+    expect(warned['system-out']!.join('\n')).toMatch(/warn: spec-conformant is warn[\s\S]*- amount sent as a number \(request 41\)/);
   });
 
   it('has no failure and no skip when every check passed', async () => {
