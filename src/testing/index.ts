@@ -2,7 +2,8 @@
  * `payments-sandbox/testing`: a sandbox for a test suite (docs/testing.md).
  * `startForTests()` starts one on a free port, in memory, with fixtures or a
  * snapshot loaded, and hands back its URLs, a key pair and a typed control
- * client; `vitestGlobalSetup()` and `jestGlobalSetup()` /
+ * client (whose `goLive()` asks whether the integration is ready for
+ * production); `vitestGlobalSetup()` and `jestGlobalSetup()` /
  * `jestGlobalTeardown()` run it once for a whole run, and
  * `connectToSandbox()` reaches it from the tests through the environment
  * variables they set (SANDBOX_URL and the rest), as it reaches one a CI job
