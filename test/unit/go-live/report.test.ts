@@ -69,6 +69,49 @@ describe('the go-live report', () => {
     expect(checkOf(report, 'spec-conformant').evidence[0].detail).toContain('amount');
   });
 
+  it('counts a link and an order refused for a reference used before, but not a duplicate an override forced', async () => {
+    const { api, control } = await started();
+    const merchant = await api.merchant();
+    const link = { paymentReference: freshReference(), amount: '2500.00', currency: 'NGN', country: 'NG', callbackUrl: 'https://merchant.example.com/callback' };
+    expect((await api.as(merchant, 'POST', '/payments', link)).status).toBe(200);
+    expect((await api.as(merchant, 'POST', '/payments', link)).status).toBe(500);
+    await control.override({ publicKey: merchant.publicKey, scenario: 'duplicate-reference', times: 1 });
+    const forced = await api.as(merchant, 'POST', '/payments/initiates', accountPayment());
+    expect([forced.body.data.code, forced.headers['x-sandbox-scenario']]).toEqual(['S18', 'duplicate-reference']);
+    const report = await eventuallyReport(control, merchant.publicKey, (got) => checkOf(got, 'unique-references').status === 'fail');
+    expect(checkOf(report, 'unique-references').evidence.map((item: any) => item.paymentReference)).toEqual([link.paymentReference]);
+  });
+
+  it('records on a notification of success the status query that follows it, and only once it is sent', async () => {
+    const { sandbox, api, control } = await started();
+    const merchant = await api.merchant();
+    const paid = await api.as(merchant, 'POST', '/payments/initiates', accountPayment());
+    const reference = paid.body.data.payments.paymentReference;
+    const now = new Date().toISOString();
+    const delivery = (id: string, sent: boolean) => ({
+      id, publicKey: merchant.publicKey, paymentReference: reference,
+      event: { eventType: 'transaction' as const, eventDate: now.slice(0, 19).replace('T', ' '), eventId: `evt-${id}`, data: { code: '00', reference } },
+      state: sent ? ('delivered' as const) : ('scheduled' as const), schedule: 'current' as const, ackReference: `ack-${id}`,
+      attempts: sent ? [{ at: now, url: 'http://127.0.0.1:9/hook', ackReference: `ack-${id}`, status: 200, latencyMs: 2, acknowledged: true }] : [],
+      ...(sent ? {} : { dueAt: new Date(Date.now() + 3_600_000).toISOString() }),
+      sequence: id === 'dlv_00000000000000000001' ? 1 : 2, createdAt: now, updatedAt: now,
+    });
+    await sandbox.store.transaction(() => {
+      sandbox.store.putDelivery(delivery('dlv_00000000000000000001', true));
+      sandbox.store.putDelivery(delivery('dlv_00000000000000000002', false));
+    });
+    expect((await api.as(merchant, 'GET', `/payments/query/${reference}`)).status).toBe(200);
+    expect(sandbox.store.delivery('dlv_00000000000000000001')?.verifiedAt).toEqual(expect.any(String));
+    // Not sent yet, due in an hour: a query now does not follow it.
+    expect(sandbox.store.delivery('dlv_00000000000000000002')?.verifiedAt).toBeUndefined();
+    const report = (await control.send('GET', `/go-live/${merchant.publicKey}`)).body;
+    expect(checkOf(report, 'notification-verified')).toMatchObject({ status: 'pass', summary: 'All 1 notifications of success were followed by a status query' });
+    // A second query writes nothing more.
+    const verifiedAt = sandbox.store.delivery('dlv_00000000000000000001')?.verifiedAt;
+    await api.as(merchant, 'GET', `/v3/payments/query/${reference}`);
+    expect(sandbox.store.delivery('dlv_00000000000000000001')?.verifiedAt).toBe(verifiedAt);
+  });
+
   it('is the same after a restart on the same store file, and starts over after a reset of the merchant', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'go-live-'));
     folders.push(folder);
