@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { Command, Help, InvalidArgumentError, Option } from 'commander';
@@ -10,6 +11,7 @@ import { listenProblem, storeProblem } from './listen-and-store-problems.js';
 import type { BannerFacts } from './banner.js';
 import type { Given } from './start-up-checks.js';
 import { caDirOption, tlsHosts } from './tls-options.js';
+import { CANNOT_TELL, exitCodeOf, formatReport, GO_LIVE_FORMATS, goLiveReport, type GoLiveFormat } from './go-live.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS } from '../http/client-errors.js';
 import { hostName } from '../guards/host.js';
 import { NOTIFICATION_EVENT_TYPES } from '../model/notifications.js';
@@ -38,6 +40,7 @@ Examples:
   $ payments-sandbox --webhook-url http://127.0.0.1:3000/webhook   # every merchant's notifications go there
   $ payments-sandbox trigger transaction --reference SBREF-1       # send a payment's event now
   $ payments-sandbox --fixtures examples/fixtures/merchant-day.yaml   # start from a known state; POST /__sandbox/reset returns to it
+  $ payments-sandbox go-live --public-key SBTESTPUBK_MerchantDay01 --run --format junit --output go-live.xml   # ready for production? exit 0 if so
   $ payments-sandbox snapshot save state.json     # the running sandbox's state, to load later with --snapshot or snapshot load
   $ payments-sandbox mcp                          # MCP on stdio for a coding agent, with a sandbox in memory; --url http://127.0.0.1:4010 for a running one
 `;
@@ -207,6 +210,41 @@ export function program(): Command {
       } catch (error) {
         fail((error as Error).message);
       }
+    });
+  command
+    .command('go-live')
+    .description("is a merchant's integration ready for production? its go-live report from a running sandbox (GET /__sandbox/go-live/{publicKey}); exit 0 ready, 1 not ready or incomplete, 2 no verdict")
+    .requiredOption('--public-key <key>', "the merchant's test public key")
+    .option('--run', "first test the merchant's notification receiver (POST /__sandbox/go-live/{publicKey}/runs) and wait until the run is done")
+    .addOption(new Option('--format <format>', 'text for a person, json as the control API answers, junit for a CI test report').choices(GO_LIVE_FORMATS).default('text'))
+    .option('--output <file>', 'write the report to FILE instead of stdout')
+    .addOption(portOption('the port the sandbox listens on'))
+    .addOption(new Option('--url <origin>', 'the sandbox, instead of 127.0.0.1 and --port').argParser(httpUrl))
+    .addOption(new Option('--control-token <token>', "the sandbox's control token").env('SANDBOX_CONTROL_TOKEN'))
+    // A flag it cannot use gives no verdict either: exit 2, not the 1 of an integration that is not ready.
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : CANNOT_TELL))
+    .action(async (flags: { publicKey: string; run?: boolean; format: GoLiveFormat; output?: string; port: number; url?: string; controlToken?: string }) => {
+      const { stepText } = await import('./go-live-text.js');
+      const target = { origin: flags.url ?? `http://127.0.0.1:${flags.port}`, controlToken: flags.controlToken || undefined };
+      let report;
+      try {
+        // Only the text is for a person watching: json and junit write nothing but the report.
+        report = await goLiveReport({ ...target, publicKey: flags.publicKey, run: flags.run }, { onStep: flags.format === 'text' ? (step) => console.error(stepText(step)) : undefined });
+      } catch (error) {
+        fail((error as Error).message, CANNOT_TELL);
+      }
+      const written = await formatReport(report, flags.format);
+      if (flags.output === undefined) process.stdout.write(written);
+      else {
+        try {
+          await writeFile(resolve(flags.output), written);
+        } catch (error) {
+          fail(`cannot write ${flags.output}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, CANNOT_TELL);
+        }
+        console.error(`go-live: ${report.verdict}; the report is in ${flags.output}`);
+      }
+      // Not process.exit: stdout may still be writing the report to a pipe.
+      process.exitCode = exitCodeOf(report.verdict);
     });
   const snapshot = command.command('snapshot').description("save a running sandbox's state to a file, or load one into it (GET and PUT /__sandbox/snapshot)");
   for (const [verb, what] of [['save', 'write its state to FILE (mode 0600: it holds the test secret keys)'], ['load', "replace its state with FILE's"]] as const) {

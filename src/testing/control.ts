@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { durationOf } from '../model/durations.js';
 import { parseFixturesText, type FixturesDocument, type FixturesResult } from '../known-states/fixtures.js';
 import type { SnapshotDocument } from '../known-states/known-states.js';
+import type { GoLiveReport, GoLiveRun } from '../model/go-live.js';
 import type { Delivery, DeliverySchedule, DeliveryState, NotificationEventType } from '../model/notifications.js';
 
 /**
@@ -64,8 +65,14 @@ export interface SandboxControlOptions {
   url: string;
   /** the sandbox's `--control-token`, sent as a bearer token; absent: none */
   controlToken?: string;
-  /** milliseconds between two looks at the deliveries while waiting for one; default 100 */
+  /** milliseconds between two looks at the deliveries while waiting for one, or at a go-live run; default 100 */
   pollEveryMs?: number;
+}
+
+/** What `POST /__sandbox/go-live/{publicKey}/runs` answers (GoLiveRunStarted in openapi/control-api.yaml). */
+interface GoLiveRunStarted {
+  id: string;
+  status: 'running';
 }
 
 /** The most rows a page of the control API's lists holds (README, "The control API"). */
@@ -190,6 +197,32 @@ export class SandboxControl {
     const seen = (await this.deliveries(publicKey)).map((delivery) => `${delivery.id} ${delivery.event.eventType} ${delivery.paymentReference} ${delivery.state}`);
     const wanted = typeof match === 'function' ? 'the predicate' : JSON.stringify(filter);
     throw new Error(`no delivery to ${publicKey} matching ${wanted} within ${timeoutMs} ms; its deliveries: ${seen.join(', ') || 'none'}`);
+  }
+
+  /**
+   * The merchant's go-live report (`GET /__sandbox/go-live/{publicKey}`;
+   * docs/decisions.md#d87-go-live-report): each check of its integration,
+   * judged from its own traffic since its last reset, and the verdict
+   * (`ready`, `not-ready`, `incomplete`). With `run`, first starts a run
+   * that tests the merchant's notification receiver (`POST
+   * /__sandbox/go-live/{publicKey}/runs`: the merchant needs a notification
+   * URL) and polls it until it is done, which takes up to about a minute.
+   * @param options.timeoutMs how long to wait for the run to be done; default 90 000
+   * @throws ControlApiError with `error` NOT_FOUND for a merchant the sandbox does not know, INPUT for a key that is not a test
+   *   public key, CONFLICT when a run cannot start (no notification URL, or a run of the merchant is running); Error when the run is not done in time
+   */
+  async goLive(publicKey: string, options: { run?: boolean; timeoutMs?: number } = {}): Promise<GoLiveReport> {
+    const base = `/go-live/${encodeURIComponent(publicKey)}`;
+    if (options.run) {
+      const { id } = await this.call<GoLiveRunStarted>('POST', `${base}/runs`, {});
+      const timeoutMs = options.timeoutMs ?? 90_000;
+      const deadline = Date.now() + timeoutMs;
+      while ((await this.call<GoLiveRun>('GET', `${base}/runs/${encodeURIComponent(id)}`, {})).status !== 'done') {
+        if (Date.now() >= deadline) throw new Error(`the go-live run ${id} of ${publicKey} was not done within ${timeoutMs} ms`);
+        await new Promise((done) => setTimeout(done, this.pollEveryMs));
+      }
+    }
+    return this.call('GET', base, {});
   }
 
   /**

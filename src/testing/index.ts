@@ -2,7 +2,8 @@
  * `payments-sandbox/testing`: a sandbox for a test suite (docs/testing.md).
  * `startForTests()` starts one on a free port, in memory, with fixtures or a
  * snapshot loaded, and hands back its URLs, a key pair and a typed control
- * client; `vitestGlobalSetup()` and `jestGlobalSetup()` /
+ * client (whose `goLive()` asks whether the integration is ready for
+ * production); `vitestGlobalSetup()` and `jestGlobalSetup()` /
  * `jestGlobalTeardown()` run it once for a whole run, and
  * `connectToSandbox()` reaches it from the tests through the environment
  * variables they set (SANDBOX_URL and the rest), as it reaches one a CI job
@@ -18,6 +19,7 @@ export type { ControlErrorBody, DeliveryFilter, SandboxControlOptions } from './
 export type { FixtureKeyPair, FixtureStep, FixturesDocument, FixturesResult } from '../known-states/fixtures.js';
 export type { SnapshotDocument } from '../known-states/known-states.js';
 export type { Delivery, DeliveryState, NotificationEventType } from '../model/notifications.js';
+export type { GoLiveCheck, GoLiveCheckId, GoLiveCheckStatus, GoLiveEvidence, GoLiveReport, GoLiveRun, GoLiveRunStep, GoLiveVerdict } from '../model/go-live.js';
 export type { KeyPair } from '../domain/merchants.js';
 
 /** How to start a sandbox for tests: every option of `startSandbox` (`port` 0 and memory only unless given), and what to load. */

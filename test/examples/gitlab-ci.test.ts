@@ -52,8 +52,8 @@ describe('examples/ci/gitlab-ci.yml', () => {
 
   it('is refused with a value GitLab\'s schema does not allow', { timeout: 60_000 }, async () => {
     const text = await readFile(PIPELINE, 'utf8');
-    expect(text).toContain('    when: on_failure\n');
-    const { ok, output } = await check(text.replace('    when: on_failure\n', '    when: failure\n'));
+    expect(text).toContain('    when: always\n');
+    const { ok, output } = await check(text.replace('    when: always\n', '    when: failure\n'));
     expect(ok).toBe(false);
     expect(output).toMatch(/'when' property must be one of \[on_success, on_failure, always\] \(found failure\) at integration-tests\.artifacts\.when/);
   });

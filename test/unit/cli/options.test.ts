@@ -116,8 +116,9 @@ describe('every variable the help names', () => {
     for (const { variable, key, command } of variablesOf(root)) {
       const [value, expected] = SAMPLES[variable]!;
       const path = pathTo(root, command);
-      // `trigger` needs its event type and payment, `snapshot save|load` its file.
-      const args = path[0] === 'trigger' ? [...path, 'transaction', '--reference', 'SBREF-1'] : path[0] === 'snapshot' ? [...path, 'state.json'] : path;
+      // `trigger` needs its event type and payment, `snapshot save|load` its file, `go-live` its merchant.
+      const needs: Record<string, string[]> = { trigger: ['transaction', '--reference', 'SBREF-1'], snapshot: ['state.json'], 'go-live': ['--public-key', 'SBTESTPUBK_Options01'] };
+      const args = [...path, ...(needs[path[0] ?? ''] ?? [])];
       const { options } = await parsed(args, { [variable]: value });
       expect(options[key], `${variable} on ${path.join(' ') || 'the program'}`).toEqual(expected);
     }
