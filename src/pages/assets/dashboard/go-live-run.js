@@ -109,7 +109,7 @@ export function runCard(publicKey, refresh) {
     show(webhook) {
       const to = webhook?.url;
       target.replaceChildren(facts([['Sends to', to ? shortValue('notification URL', to, { max: 48, breaks: true }) : 'nowhere: no notification URL']]),
-        to ? '' : h('p', {}, link(merchantHref(publicKey), 'Set a notification URL on the merchant\'s view'), ' before starting a run.'));
+        to ? undefined : h('p', {}, link(merchantHref(publicKey), 'Set a notification URL on the merchant\'s view'), ' before starting a run.'));
       start.hidden = webhook === undefined;
     },
   };
