@@ -59,6 +59,8 @@ export function cockpitAddresses() {
     { name: 'journal', view: 'journal', path: `${dashboard}/journal`, pictured: true },
     // The merchant with the long reference and a failing receiver, through a filter given in the address.
     { name: 'merchant-filtered', view: 'merchant', path: `${merchant(SCENE_MERCHANTS.qa)}?status=PENDING&method=CARD`, pictured: false },
+    // A go-live report with evidence: the QA merchant's receiver keeps failing.
+    { name: 'go-live', view: 'go-live', path: `${merchant(SCENE_MERCHANTS.qa)}/go-live`, pictured: false },
     { name: 'payment-declined', view: 'payment', path: `${merchant(SCENE_MERCHANTS.qa)}/payments/${encodeURIComponent(SCENE_REFERENCES.declinedCard)}`, pictured: false },
     { name: 'scenarios-all', view: 'scenarios', path: `${dashboard}/scenarios`, pictured: false },
     { name: 'not-found', view: 'not-found', path: `${dashboard}/no-such-view`, pictured: false },

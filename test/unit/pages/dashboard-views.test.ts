@@ -15,9 +15,11 @@ const ADDRESSES: Array<[path: string, view: string | undefined, params: Record<s
   ['clock/', 'clock', {}],
   ['journal', 'journal', {}],
   ['merchants/SBTESTPUBK_abc', 'merchant', { publicKey: 'SBTESTPUBK_abc' }],
+  ['merchants/SBTESTPUBK_abc/go-live', 'go-live', { publicKey: 'SBTESTPUBK_abc' }],
   ['merchants/SBTESTPUBK_abc/payments/REF%2F1', 'payment', { publicKey: 'SBTESTPUBK_abc', paymentReference: 'REF/1' }],
   ['merchants', undefined, {}],
   ['merchants/SBTESTPUBK_abc/orders/1', undefined, {}],
+  ['merchants/SBTESTPUBK_abc/go-live/runs', undefined, {}],
   ['settings', undefined, {}],
   ['merchants/%E0%A4%A', undefined, {}],
 ];

@@ -6,6 +6,7 @@ import { BASE, CONTROL, h, keepToken, nav, storedToken, whenUnauthorized } from 
 import * as overview from './overview.js';
 import * as merchant from './merchant.js';
 import * as payment from './payment.js';
+import * as goLive from './go-live.js';
 import * as notifications from './notifications.js';
 import * as clock from './clock.js';
 import * as scenarios from './scenarios.js';
@@ -26,7 +27,7 @@ function resolve(pathname) {
   return found ? [MODULES[found.view], found.params] : [notFound, {}];
 }
 
-const MODULES = { overview, merchant, payment, notifications, clock, scenarios, journal };
+const MODULES = { overview, merchant, 'go-live': goLive, payment, notifications, clock, scenarios, journal };
 
 // The view on show: its module, its address's path and what mount() gave back ({load, touches}).
 let current;
@@ -96,12 +97,13 @@ function refresh() {
 // ---------------------------------------------------------------- header
 const views = document.getElementById('views');
 function markHeader(view, params) {
-  for (const extra of views.querySelectorAll('[data-nav="merchant"], [data-nav="payment"]')) extra.remove();
-  // A merchant's view and a payment's story need their keys: the header links them while one is open.
+  for (const extra of views.querySelectorAll('[data-nav="merchant"], [data-nav="payment"], [data-nav="go-live"]')) extra.remove();
+  // A merchant's view, its go-live report and a payment's story need their keys: the header links them while one is open.
   if (params.publicKey) {
     // Every test key starts SBTESTPUBK_: the header shows the part that tells merchants apart, the title the whole key.
     const merchantLink = h('a', { href: `${BASE}merchants/${encodeURIComponent(params.publicKey)}`, dataset: { nav: 'merchant' }, title: params.publicKey }, `Merchant ${shorten(params.publicKey.replace(/^SBTESTPUBK_(?=.)/, ''))}`);
     views.querySelector('[data-nav="overview"]').after(merchantLink);
+    if (view.NAME === 'go-live') merchantLink.after(h('a', { href: location.pathname, dataset: { nav: 'go-live' } }, 'Go-live report'));
     if (params.paymentReference) merchantLink.after(h('a', { href: location.pathname, dataset: { nav: 'payment' }, title: params.paymentReference }, `Payment ${shorten(params.paymentReference)}`));
   }
   for (const a of views.querySelectorAll('a')) {

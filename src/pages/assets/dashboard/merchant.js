@@ -2,7 +2,7 @@
 // address, so a filtered list can be bookmarked) and server-side paging, and
 // its notification URL, faults, clock and overrides at a glance.
 import {
-  filterPanel, summaryOf, Pager, button, call, cell, disclosure, facts, field, guarded, h, input, inTime, keyCell, link, nav, paymentHref, query, readPage, segment, select, shortValue,
+  filterPanel, summaryOf, Pager, button, call, cell, disclosure, facts, field, guarded, h, input, inTime, keyCell, link, merchantHref, nav, paymentHref, query, readPage, segment, select, shortValue,
   statusCell, table, when,
 } from './ui.js';
 
@@ -54,6 +54,7 @@ export function mount({ main, params, search, setQuery, refresh }) {
   const panel = filterPanel(filterForm, FILTERS.filter((name) => search.get(name)).length);
   main.append(
     h('h1', {}, 'Merchant ', shortValue('publicKey', publicKey, { max: 40, breaks: true })),
+    h('p', {}, link(`${merchantHref(publicKey)}/go-live`, 'Go-live report', { id: 'go-live-link' }), ': is its integration ready for production, judged from its own traffic'),
     glance,
     h('section', { className: 'card', attrs: { 'aria-labelledby': 'payments-title' } }, h('h2', { id: 'payments-title' }, 'Payments'), panel, payments, pager.element),
     h('section', { className: 'card', attrs: { 'aria-labelledby': 'orders-title' } }, h('h2', { id: 'orders-title' }, 'Orders'), orders, ordersPager.element),

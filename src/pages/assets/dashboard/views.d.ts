@@ -1,6 +1,6 @@
 /** A dashboard address's view and its parameters (views.js, viewOf). */
 export interface DashboardView {
-  /** overview, notifications, clock, scenarios, journal, merchant or payment */
+  /** overview, notifications, clock, scenarios, journal, merchant, go-live or payment */
   view: string;
   params: { publicKey?: string; paymentReference?: string };
 }

@@ -16,6 +16,7 @@ export function viewOf(path) {
   if (segments.length === 2 && second === '' && SIMPLE.has(first) && first !== '') return { view: first, params: {} };
   if (first === 'merchants' && second) {
     if (segments.length === 2) return { view: 'merchant', params: { publicKey: second } };
+    if (segments.length === 3 && third === 'go-live') return { view: 'go-live', params: { publicKey: second } };
     if (segments.length === 4 && third === 'payments' && fourth) return { view: 'payment', params: { publicKey: second, paymentReference: fourth } };
   }
   return undefined;
