@@ -54,17 +54,17 @@ export async function goLiveReport(request: GoLiveRequest, follow: FollowOptions
   return (await (await controlRequest(request, 'GET', base, undefined, 10_000)).json()) as GoLiveReport;
 }
 
-// Looks at the run until it is done, telling each step once as its result comes in.
+// Looks at the run until it is done, telling each step once, in the run's order, as soon as it and those before it have their result
+// (the first step waits for the receiver's status query, which the later ones do not).
 async function followRun(target: ControlTarget, path: string, follow: FollowOptions): Promise<GoLiveRun> {
   const { onStep, pollEveryMs = 500, timeoutMs = 120_000 } = follow;
-  const told = new Set<string>();
+  let told = 0;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const run = (await (await controlRequest(target, 'GET', path, undefined, 10_000)).json()) as GoLiveRun;
-    for (const step of run.steps) {
-      if (step.result === 'waiting' || told.has(step.step)) continue;
-      told.add(step.step);
-      onStep?.(step, run);
+    while (told < run.steps.length && run.steps[told]!.result !== 'waiting') {
+      onStep?.(run.steps[told]!, run);
+      told += 1;
     }
     if (run.status === 'done') return run;
     if (Date.now() >= deadline) throw new Error(`the go-live run ${run.id} was not done after ${Math.round(timeoutMs / 1000)} s (GET /__sandbox${path})`);

@@ -47,9 +47,9 @@ describe('payments-sandbox trigger', () => {
   });
 
   it('says in one line what is wrong: an unknown event type, an unknown payment, a refund of a payment never refunded', async () => {
-    const wrongType = await trigger('dispute', '--reference', 'CLI-TRIGGER-1');
+    const wrongType = await trigger('chargeback', '--reference', 'CLI-TRIGGER-1');
     expect(wrongType.exit.code).toBe(1);
-    expect(wrongType.exit.stderr).toContain('unknown event type dispute');
+    expect(wrongType.exit.stderr).toContain('unknown event type chargeback');
     const unknown = await trigger('transaction', '--reference', 'CLI-NO-SUCH');
     expect(unknown.exit.code).toBe(1);
     expect(unknown.exit.stderr).toContain('answered 404');
