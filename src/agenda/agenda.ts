@@ -179,6 +179,8 @@ export class Agenda {
   }
 
   private noteDelivery(delivery: Delivery): void {
+    // A go-live run sends its own deliveries, once each: nothing of them is ever due here (docs/decisions.md#d87-go-live-report).
+    if (delivery.run !== undefined) return;
     if (delivery.state === 'held') this.deps.dispatcher.noteHeld(delivery.publicKey);
     if (delivery.state === 'scheduled' && delivery.dueAt) this.push(delivery.publicKey, { atMs: Date.parse(delivery.dueAt), kind: 'delivery', key: delivery.id });
   }

@@ -114,10 +114,11 @@ export function tokenCheck(facts: GoLiveFacts, nowMs: number): CheckResult {
   if (count === 0) return checkOf('token-reused', { status: 'not-exercised', summary: 'No key exchange yet' });
   const hours = Math.max(1, Math.ceil((nowMs - Date.parse(facts.since)) / 3_600_000));
   const allowed = EXCHANGES_AN_HOUR * hours;
-  if (count <= allowed) return checkOf('token-reused', { status: 'pass', summary: `${count} key exchanges in ${hours} h (at most ${allowed})` });
+  const exchanges = `${count} key exchange${count === 1 ? '' : 's'}`;
+  if (count <= allowed) return checkOf('token-reused', { status: 'pass', summary: `${exchanges} in ${hours} h (at most ${allowed})` });
   return checkOf('token-reused', {
     status: 'warn',
-    summary: `${count} key exchanges in ${hours} h, more than ${allowed}: the token is not reused`,
+    summary: `${exchanges} in ${hours} h, more than ${allowed}: the token is not reused`,
     found: [{ detail: `${count} exchanges, the first at ${facts.exchanges.first ?? '?'}, the last at ${facts.exchanges.last ?? '?'}` }],
   });
 }

@@ -1,5 +1,6 @@
 import { OwnChanges, type MerchantRecord, type RecordKey, type SnapshotRecords } from '../store/store.js';
 import { AlreadyHeld, FixturesError, runSteps, type FixtureRunnerDependencies, type FixturesDocument, type FixturesResult } from './fixtures.js';
+import { restartFacts } from '../go-live/facts.js';
 import { OwnBooks } from './own-books.js';
 import { cardProblem, recordsAsLoaded } from './loaded-records.js';
 import { putState, takeState, type SandboxState, type StateParts } from './state.js';
@@ -71,7 +72,12 @@ export class KnownStates {
     // Each step's units, and only they, are the load's: other clients' requests run between them and are theirs.
     const send: FixtureRunnerDependencies['send'] = (request) => this.deps.store.recordOwn(own, () => this.deps.send(request));
     try {
-      return await runSteps(document, { send, controlToken: this.deps.controlToken, wholeState: this.deps.wholeState, hasPayment: (key, reference) => this.deps.store.payment(key, reference) !== undefined });
+      const result = await runSteps(document, { send, controlToken: this.deps.controlToken, wholeState: this.deps.wholeState, hasPayment: (key, reference) => this.deps.store.payment(key, reference) !== undefined });
+      // A known state is where the integration's tests begin: the go-live report of each merchant the load wrote for starts after it
+      // (docs/decisions.md#d87-go-live-report).
+      const merchants = new Set(own.list().map((record) => record.key.publicKey));
+      for (const publicKey of merchants) await restartFacts(this.deps.store, publicKey, new Date().toISOString());
+      return result;
     } catch (error) {
       const kept = await this.takeBack(own, books);
       if (error instanceof AlreadyHeld) return { loaded: false, alreadyLoaded: true, message: error.message, steps: [], bound: [] };

@@ -112,6 +112,24 @@ describe('the go-live report', () => {
     expect(sandbox.store.delivery('dlv_00000000000000000001')?.verifiedAt).toBe(verifiedAt);
   });
 
+  it('begins after a fixtures load: the known state is where the integration\'s tests start, not its own traffic', async () => {
+    const { control } = await started();
+    const publicKey = 'SBTESTPUBK_goLiveFixture1';
+    const loaded = await control.send('POST', '/fixtures', {
+      body: {
+        version: 1,
+        merchant: { publicKey, secretKey: 'SBTESTSECK_goLiveFixture1' },
+        steps: [
+          { api: { method: 'POST', path: '/payments/initiates', body: { ...cardPayment({ publicKey, paymentReference: 'GL-FIX-1' }) } }, expect: { code: 'S20' } },
+          { api: { method: 'POST', path: '/payments/initiates', body: { ...cardPayment({ publicKey, paymentReference: 'GL-FIX-1' }) } }, expect: { code: 'S18' } },
+        ],
+      },
+    });
+    expect(loaded.status, JSON.stringify(loaded.body)).toBe(200);
+    const report = await eventuallyReport(control, publicKey, (got) => got.verdict === 'incomplete');
+    expect(Object.values(statuses(report))).toEqual(Array(8).fill('not-exercised'));
+  });
+
   it('is the same after a restart on the same store file, and starts over after a reset of the merchant', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'go-live-'));
     folders.push(folder);
