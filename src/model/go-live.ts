@@ -2,7 +2,9 @@
  * The go-live report and run (openapi/control-api.yaml, tag Go-live;
  * docs/decisions.md#d87-go-live-report): what the sandbox judges of a
  * merchant's integration from its own traffic, and the facts it keeps for
- * that with the state. Times are ISO 8601 UTC strings in real time.
+ * that with the state. Times are ISO 8601 UTC strings: a report's `since`
+ * and `generatedAt` in real time; a run's, like payments' and attempts', on
+ * the merchant's clock (real time until the clock is advanced).
  */
 
 /** The ids of the report's checks, in the order the report lists them. */
