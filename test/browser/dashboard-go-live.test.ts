@@ -175,4 +175,20 @@ describe("the dashboard's go-live report", { timeout: 30_000 }, () => {
       await page.unroute(`**${runsPath}/${id}`);
     }
   });
+
+  it('runs a real test of the receiver from its button, step by step, until the merchant\'s clock passes the wait', async () => {
+    expect((await control.send('PUT', `/webhooks/${merchant.publicKey}`, { body: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/bare` } })).status).toBe(200);
+    await page.goto(`${sandbox.url}${goLivePath()}`);
+    await ready();
+    await page.locator('#start-run').click();
+    await page.waitForSelector('#run[data-run="running"]');
+    // The bare receiver answers every step without the ackReference, and never queries: the run waits on the merchant's clock.
+    await page.waitForSelector('#run-step-list tbody tr[data-step="false-success"]');
+    expect((await control.send('POST', `/clock/${merchant.publicKey}/advance`, { body: { by: 'PT31S' } })).status).toBe(200);
+    await page.waitForSelector('#run[data-run="done"]');
+    expect(await page.locator('#run-step-list tbody tr').evaluateAll((rows) => rows.map((row) => `${(row as HTMLElement).dataset.step}:${(row as HTMLElement).dataset.result}`)))
+      .toEqual(['success:fail', 'duplicate:fail', 'dispute:fail', 'false-success:fail']);
+    await ready();
+    expect(await check('notification-unknown-type-acknowledged').getAttribute('data-status')).toBe('fail');
+  });
 });
