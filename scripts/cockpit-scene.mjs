@@ -133,6 +133,18 @@ async function control(base, method, path, body) {
   return text === '' ? undefined : JSON.parse(text);
 }
 
+/** A Payments API request, as the merchant's integration sends it; throws when it is not answered 200. */
+async function paymentsApi(base, path, body, token) {
+  const response = await fetch(`${base}/api/v2${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`POST /api/v2${path}: ${response.status} ${text}`);
+  return JSON.parse(text);
+}
+
 /** Waits until every delivery of a merchant has made its first attempt (deliveries never hold up an answer: they are made after it). */
 async function firstAttemptsMade(base, publicKey, timeoutMs = 10_000) {
   const until = Date.now() + timeoutMs;
@@ -176,6 +188,10 @@ export async function stageCockpitScene(base, { receiverPort = 0 } = {}) {
     // Thirteen minutes on: the qa merchant's receiver fails three retries more (30 s, 2 min and 10 min after each failure), and the
     // next is due half an hour after the last: nothing the scene made falls due in real time while a check or a picture runs.
     await control(base, 'POST', `/clock/${SCENE_MERCHANTS.qa}/advance`, { by: 'PT13M' });
+    // The QA merchant's integration after the known state, which its go-live report judges: a reference used again.
+    const exchanged = await paymentsApi(base, '/encrypt/keys', { key: `${QA_SECRET}.${SCENE_MERCHANTS.qa}` });
+    const token = exchanged.data.EncryptedSecKey.encryptedKey;
+    await paymentsApi(base, '/payments/initiates', card(SCENE_MERCHANTS.qa, SCENE_REFERENCES.declinedCard, { cardNumber: '4000000000000002', amount: '99.99' }), token);
     return { merchants: SCENE_MERCHANTS, references: SCENE_REFERENCES, receiverUrl: receiver.url, close: receiver.close };
   } catch (error) {
     await receiver.close();

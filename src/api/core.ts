@@ -105,7 +105,9 @@ export function paymentsApi(deps: ApiDependencies): PaymentsApi {
   const record = (begun: ApiExchange): void => {
     if (!begun.journalled) return;
     const entry = recordExchange(begun, deps);
-    void noteForGoLive(entry, begun.selection?.forced === true, deps.store);
+    // What a header or an override forced is QA's doing; a reused reference the state machine found under a forced rule is not.
+    const forced = begun.selection?.forced === true && begun.selection.rule.name === entry.scenario;
+    void noteForGoLive(entry, forced, deps.store);
   };
   return { exchange, handleApi, record };
 }

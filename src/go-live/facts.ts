@@ -11,7 +11,7 @@ import type { Store } from '../store/store.js';
  * (a refusal stores nothing with its answer), so an initiate that draws no
  * warning costs one test here.
  * @param entry   the request as the journal keeps it: redacted, with its id
- * @param forced  true when a header or an override chose the answer: what QA forced is not the integration's doing
+ * @param forced  true when the rule a header or an override forced gave the answer: what QA forced is not the integration's doing
  * @returns the write, settled; it never rejects (a store that cannot write loses the fact, not the request)
  */
 export function noteForGoLive(entry: JournalEntry, forced: boolean, store: Store): Promise<void> {

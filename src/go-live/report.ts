@@ -34,7 +34,7 @@ export function goLiveReport(sources: ReportSources): GoLiveReport {
   // What a reset to a baseline put back is the baseline's, not the integration's doing since.
   const since = facts.since;
   const own = sources.payments.filter((payment) => payment.goLiveRun === undefined && payment.createdAt >= since);
-  const deliveries = sources.deliveries.filter((delivery) => delivery.createdAt >= since);
+  const deliveries = sources.deliveries.flatMap((delivery) => sinceThen(delivery, since));
   const made = own.length + sources.orders + facts.reusedTotal;
   const results: CheckResult[] = [
     acknowledgedCheck(deliveries),
@@ -58,3 +58,11 @@ export function verdictOf(checks: readonly GoLiveCheck[]): GoLiveVerdict {
   return 'ready';
 }
 
+
+// A delivery as the report judges it: its attempts since the report began. The receiver's answers after a known
+// state was loaded are the integration's, though the load made the delivery; one with no such attempt is left out.
+function sinceThen(delivery: Delivery, since: string): Delivery[] {
+  if (delivery.createdAt >= since) return [delivery];
+  const attempts = delivery.attempts.filter((attempt) => attempt.at >= since);
+  return attempts.length === 0 ? [] : [{ ...delivery, attempts }];
+}
