@@ -8,7 +8,8 @@
 // exchanges, reused references and warnings. Then, from this process
 // (core 1), one request at a time on a kept-alive connection, it times
 // GET /__sandbox/go-live/{publicKey} over --rounds rounds, from the request
-// to the last byte of the answer, and, for scale, GET /__sandbox/overview
+// to the last byte of the answer (the first apart: the sandbox's first report
+// after the load), and, for scale, GET /__sandbox/overview
 // of the same state in the same rounds.
 // Usage: npm run bench:go-live -- [--payments 100000] [--deliveries 20000] [--rounds 30]
 // Prints figures next to the 500 ms target (issue 39); it asserts nothing.
@@ -120,11 +121,11 @@ try {
   }
   const p95 = (list) => [...list].sort((a, b) => a - b)[Math.ceil(list.length * 0.95) - 1];
   printTable(
-    ['request', 'ms median', 'ms p95', 'ms max', 'target ms', 'within', 'answer KB'],
+    ['request', 'ms first', 'ms median', 'ms p95', 'ms max', 'target ms', 'within', 'answer KB'],
     cases.map((one) => {
       const ms = times.get(one.name);
       const target = one.name === 'go-live report' ? TARGET_MS : '-';
-      return [one.name, fixed(median(ms), 1), fixed(p95(ms), 1), fixed(max(ms), 1), target, target === '-' ? '-' : max(ms) < TARGET_MS ? 'yes' : 'no', fixed(sizes.get(one.name) / 1024, 1)];
+      return [one.name, fixed(ms[0], 1), fixed(median(ms), 1), fixed(p95(ms), 1), fixed(max(ms), 1), target, target === '-' ? '-' : max(ms) < TARGET_MS ? 'yes' : 'no', fixed(sizes.get(one.name) / 1024, 1)];
     }),
   );
   console.log('');
