@@ -31,9 +31,10 @@ export interface ReportSources {
 export function goLiveReport(sources: ReportSources): GoLiveReport {
   const { merchant } = sources;
   const facts = merchant.goLive ?? emptyFacts(merchant.createdAt);
-  // What a reset to a baseline put back is the baseline's, not the integration's doing since.
+  // What a reset to a baseline put back is the baseline's, not the integration's doing since; a record of the very
+  // millisecond the report began is the known state's, made just before it.
   const since = facts.since;
-  const own = sources.payments.filter((payment) => payment.goLiveRun === undefined && payment.createdAt >= since);
+  const own = sources.payments.filter((payment) => payment.goLiveRun === undefined && payment.createdAt > since);
   const deliveries = sources.deliveries.flatMap((delivery) => sinceThen(delivery, since));
   const made = own.length + sources.orders + facts.reusedTotal;
   const results: CheckResult[] = [
@@ -62,7 +63,7 @@ export function verdictOf(checks: readonly GoLiveCheck[]): GoLiveVerdict {
 // A delivery as the report judges it: its attempts since the report began. The receiver's answers after a known
 // state was loaded are the integration's, though the load made the delivery; one with no such attempt is left out.
 function sinceThen(delivery: Delivery, since: string): Delivery[] {
-  if (delivery.createdAt >= since) return [delivery];
-  const attempts = delivery.attempts.filter((attempt) => attempt.at >= since);
+  if (delivery.createdAt > since) return [delivery];
+  const attempts = delivery.attempts.filter((attempt) => attempt.at > since);
   return attempts.length === 0 ? [] : [{ ...delivery, attempts }];
 }

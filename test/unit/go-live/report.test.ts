@@ -162,10 +162,11 @@ describe('the go-live report', () => {
 
 /** The report once `ready(report)` holds: the facts of a request are written just after its answer. */
 async function eventuallyReport(control: ControlClient, publicKey: string, ready: (report: any) => boolean): Promise<any> {
-  for (let attempt = 0; attempt < 100; attempt += 1) {
-    const report = (await control.send('GET', `/go-live/${publicKey}`)).body;
+  let report: any;
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    report = (await control.send('GET', `/go-live/${publicKey}`)).body;
     if (ready(report)) return report;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  throw new Error(`the report of ${publicKey} never showed what was expected`);
+  throw new Error(`the report of ${publicKey} never showed what was expected: ${report.verdict}, ${JSON.stringify(statuses(report))}`);
 }
