@@ -18,7 +18,7 @@ export function getGoLiveReport(input: ControlInput, context: ControlContext): J
     merchant,
     payments: store.payments(publicKey),
     deliveries: store.deliveries(publicKey),
-    orders: store.orders(publicKey).length,
+    orders: store.orders(publicKey),
     now: context.now(),
     merchantNow: notifications.clocks.now(publicKey),
     testValueOf: catalogueValues(selector.engine.scenarios),

@@ -1,6 +1,6 @@
 import { emptyFacts, type GoLiveCheck, type GoLiveReport, type GoLiveVerdict } from '../model/go-live.js';
 import type { Delivery } from '../model/notifications.js';
-import type { Payment } from '../model/records.js';
+import type { Order, Payment } from '../model/records.js';
 import type { MerchantRecord } from '../store/tables.js';
 import { shownCheck, type CheckResult } from './check.js';
 import { acknowledgedCheck, duplicateCheck, unknownTypeCheck, verifiedCheck } from './notification-checks.js';
@@ -13,8 +13,8 @@ export interface ReportSources {
   payments: readonly Payment[];
   /** its deliveries, a go-live run's included */
   deliveries: readonly Delivery[];
-  /** how many orders it has */
-  orders: number;
+  /** its orders */
+  orders: readonly Order[];
   /** real time now, ISO 8601 UTC */
   now: string;
   /** the merchant's clock now, ISO 8601 UTC: attempts and status queries are timed on it */
@@ -36,7 +36,7 @@ export function goLiveReport(sources: ReportSources): GoLiveReport {
   const since = facts.since;
   const own = sources.payments.filter((payment) => payment.goLiveRun === undefined && payment.createdAt > since);
   const deliveries = sources.deliveries.flatMap((delivery) => sinceThen(delivery, since));
-  const made = own.length + sources.orders + facts.reusedTotal;
+  const made = own.length + sources.orders.filter((order) => order.createdAt > since).length + facts.reusedTotal;
   const results: CheckResult[] = [
     acknowledgedCheck(deliveries),
     duplicateCheck(deliveries),

@@ -92,8 +92,9 @@ export class Tables {
   private deliveryById = new Map<string, Delivery>();
   private webhooks = new Map<string, WebhookEndpoint>();
   private clocks = new Map<string, MerchantClock>();
-  // Notifications of success awaiting the merchant's status query, by public key then paymentReference: ids
-  // added as such deliveries are put, and checked when read, so that no undo, reset or verification need remove them.
+  // Notifications of success awaiting the merchant's status query, by public key then paymentReference: ids added
+  // as such deliveries are put and checked when read, so that neither an undone put nor a verification need remove
+  // one; a reset drops the merchant's whole index with its deliveries.
   private unverified = new Map<string, Map<string, Set<string>>>();
 
   /** The merchant with this public key, if any. */
@@ -387,7 +388,7 @@ export class Tables {
 
   // Notification URLs stay, as merchants do: they are set-up, not state. Clocks go back to real time.
   private resetAll(): Undo {
-    const { merchants, payments, orders, byLinkingReference, deliveries, deliveryById, clocks } = this;
+    const { merchants, payments, orders, byLinkingReference, deliveries, deliveryById, clocks, unverified } = this;
     // A new map in the same order: undoing the reset puts the old one back whole.
     this.merchants = new Map([...merchants].map(([publicKey, merchant]) => [publicKey, releasedRecord(merchant)]));
     this.payments = new Map();
@@ -396,8 +397,9 @@ export class Tables {
     this.deliveries = new Map();
     this.deliveryById = new Map();
     this.clocks = new Map();
+    this.unverified = new Map();
     return () => {
-      Object.assign(this, { merchants, payments, orders, byLinkingReference, deliveries, deliveryById, clocks });
+      Object.assign(this, { merchants, payments, orders, byLinkingReference, deliveries, deliveryById, clocks, unverified });
     };
   }
 
@@ -408,6 +410,7 @@ export class Tables {
     const orders = this.orders.get(publicKey);
     const deliveries = this.deliveries.get(publicKey);
     const undoClock = remove(this.clocks, publicKey);
+    const undoUnverified = remove(this.unverified, publicKey);
     this.payments.delete(publicKey);
     this.orders.delete(publicKey);
     this.deliveries.delete(publicKey);
@@ -425,6 +428,7 @@ export class Tables {
         this.deliveries.set(publicKey, deliveries);
         for (const delivery of deliveries.values()) this.deliveryById.set(delivery.id, delivery);
       }
+      undoUnverified();
       undoClock();
       undoRelease();
     };
